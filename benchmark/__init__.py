@@ -1,0 +1,1 @@
+"""OrderBench harness: training, evaluation, scoring and leaderboard entry points."""

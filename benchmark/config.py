@@ -1,0 +1,16 @@
+"""Compose the Hydra configuration outside a Hydra app (for tools that make no run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hydra import compose, initialize_config_dir
+from omegaconf import DictConfig
+
+CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+
+
+def compose_config(overrides: list[str]) -> DictConfig:
+    """The config `python -m benchmark.train` would see with these overrides."""
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        return compose(config_name="config", overrides=overrides)

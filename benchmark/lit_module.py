@@ -1,0 +1,91 @@
+"""The one LightningModule: trains any ordering model and scores it on valid/test.
+
+The wrapped network follows the interface of DESIGN section 6 (`loss`, `decode`,
+`log_prob`); this module owns optimisation, decoding of whole splits and the metrics.
+Valid and test predictions are gathered from every process and de-duplicated by document
+id, so distributed samplers that pad a split never count a document twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytorch_lightning as pl
+import torch
+from torch import nn
+
+from benchmark.metrics import corpus_metrics
+from benchmark.prediction_records import gather_records, records_from_batch
+
+
+class OrderingTask(pl.LightningModule):
+    """Optimises `net.loss` and decodes valid/test splits into prediction records."""
+
+    def __init__(
+        self,
+        net: nn.Module,
+        optimizer: Callable[..., torch.optim.Optimizer] | None = None,
+        val_beam_size: int = 1,  # cheap greedy decoding for model selection
+        test_beam_size: int = 1,  # the preset's published beam width
+        include_trivial: bool = False,
+    ):
+        super().__init__()
+        self.net = net
+        self.optimizer_factory = optimizer
+        self.val_beam_size = val_beam_size
+        self.test_beam_size = test_beam_size
+        self.include_trivial = include_trivial
+        self._records: list[dict] = []
+        self.split_records: dict[str, list[dict]] = {}
+        self.split_metrics: dict[str, dict] = {}
+
+    # -- training -------------------------------------------------------------------
+    def on_train_epoch_start(self) -> None:
+        datamodule = getattr(self.trainer, "datamodule", None)
+        if datamodule is not None and hasattr(datamodule, "set_epoch"):
+            datamodule.set_epoch(self.current_epoch)
+
+    def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
+        loss = self.net.loss(batch)
+        self.log("train/loss", loss, prog_bar=True, batch_size=len(batch["doc_ids"]))
+        return loss
+
+    def configure_optimizers(self) -> torch.optim.Optimizer:
+        if self.optimizer_factory is None:
+            raise ValueError("model.optimizer is not set: a trainable model needs an optimizer")
+        return self.optimizer_factory(self.net.parameters())
+
+    # -- evaluation -----------------------------------------------------------------
+    def on_validation_epoch_start(self) -> None:
+        self._records = []
+
+    def on_test_epoch_start(self) -> None:
+        self._records = []
+
+    def validation_step(self, batch: dict, batch_idx: int) -> None:
+        self._decode_batch(batch, self.val_beam_size)
+
+    def test_step(self, batch: dict, batch_idx: int) -> None:
+        self._decode_batch(batch, self.test_beam_size)
+
+    def _decode_batch(self, batch: dict, beam_size: int) -> None:
+        orders = self.net.decode(batch, beam_size=beam_size)  # (B, N) presented indices
+        self._records.extend(records_from_batch(batch, orders))
+
+    def on_validation_epoch_end(self) -> None:
+        self._finish_split("valid", "val")
+
+    def on_test_epoch_end(self) -> None:
+        self._finish_split("test", "test")
+
+    def _finish_split(self, split: str, log_prefix: str) -> None:
+        records = gather_records(self._records)
+        self._records = []
+        metrics = corpus_metrics(
+            ((r["gold"], r["pred"]) for r in records), include_trivial=self.include_trivial
+        )
+        self.split_records[split] = records
+        self.split_metrics[split] = metrics
+        for key, value in metrics.items():
+            if isinstance(value, (int, float)):
+                self.log(f"{log_prefix}/{key}", float(value), sync_dist=False)

@@ -1,0 +1,37 @@
+"""Turn decoded batches into prediction records (DESIGN section 3) and gather them.
+
+A record is `{"id", "gold", "pred"}` in sentence ids (a sentence's position in the
+original document), so it can be written to `predictions.jsonl` and re-scored by
+`python -m benchmark.score` without the model.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.distributed as dist
+
+
+def records_from_batch(batch: dict, orders: torch.Tensor) -> list[dict]:
+    """Map predicted presented indices (B, N), -1 padded, to sentence-id records."""
+    gold_order = batch["gold_order"].tolist()  # (B, N) presented indices, -1 padded
+    records = []
+    for b, (doc_id, sentence_ids) in enumerate(zip(batch["doc_ids"], batch["sentence_ids"])):
+        n = len(sentence_ids)
+        pred = [sentence_ids[j] for j in orders[b, :n].tolist()]
+        gold = [sentence_ids[j] for j in gold_order[b][:n]]
+        records.append({"id": doc_id, "gold": gold, "pred": pred})
+    return records
+
+
+def gather_records(records: list[dict]) -> list[dict]:
+    """Collect records from every process, keep one per document id, sort by id.
+
+    Distributed samplers pad a split by repeating documents; de-duplicating here means
+    every document is scored exactly once whatever the number of processes.
+    """
+    if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
+        shards: list[list[dict]] = [None] * dist.get_world_size()  # type: ignore[list-item]
+        dist.all_gather_object(shards, records)
+        records = [record for shard in shards for record in shard]
+    unique = {record["id"]: record for record in records}
+    return [unique[doc_id] for doc_id in sorted(unique)]

@@ -1,0 +1,160 @@
+"""Read, validate and write `predictions.jsonl` (DESIGN section 3).
+
+One JSON object per line: `{"id": "doc-17", "gold": [0, 1, 2, 3], "pred": [2, 0, 1, 3]}`.
+`gold` lists sentence ids (non-negative positions in the original document) in the
+correct order, `pred` in the predicted order. A document given distractor sentences lists
+their (negative) ids in `"noise": [-1, ...]`; its `pred` may then be any subset of gold +
+noise without repeats. Without noise, `pred` must hold exactly the ids of `gold`. Other
+keys (scores, beam log-probs) are kept as they are. Every rejection names the place
+(`file:line`, or `record #k` when writing) and the document.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from numbers import Integral
+from pathlib import Path
+from typing import Any
+
+from benchmark.atomic_io import atomic_write_text
+from benchmark.metrics import pred_problems, repeated_ids
+
+REQUIRED_KEYS = ("id", "gold", "pred")
+NOISE_KEY = "noise"
+
+
+class PredictionsError(ValueError):
+    """A predictions file or record breaks the contract of DESIGN section 3."""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One validated document prediction."""
+
+    id: str
+    gold: tuple[int, ...]
+    pred: tuple[int, ...]
+    noise: tuple[int, ...] | None = None  # distractor ids; None: no noise setting
+    extra: dict[str, Any] = field(default_factory=dict)  # other keys, kept as read
+    where: str = field(default="", compare=False)  # "file:line" or "record #k"
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as written to `predictions.jsonl`."""
+        noise = {} if self.noise is None else {NOISE_KEY: list(self.noise)}
+        return {
+            "id": self.id,
+            "gold": list(self.gold),
+            "pred": list(self.pred),
+            **noise,
+            **self.extra,
+        }
+
+
+def _id_list(obj: Mapping, key: str, fail) -> tuple[int, ...]:
+    """The list under `key` as a tuple of ints, or fail with the reason."""
+    value = obj[key]
+    if hasattr(value, "tolist"):  # numpy arrays and tensors handed to the writer
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)) or not all(
+        isinstance(i, Integral) and not isinstance(i, bool) for i in value
+    ):
+        shown = json.dumps(value, default=repr)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        fail(f"{key!r} must be a list of integer sentence ids, got {shown}")
+    return tuple(int(i) for i in value)
+
+
+def parse_record(obj: Any, where: str) -> Prediction:
+    """Validate one decoded record; `where` locates it in messages (e.g. `file:line`)."""
+    if not isinstance(obj, Mapping):
+        raise PredictionsError(f"{where}: expected a JSON object, got {type(obj).__name__}")
+    if "id" not in obj:
+        raise PredictionsError(f"{where}: missing key 'id'")
+    doc_id = obj["id"]
+    if not isinstance(doc_id, str):
+        raise PredictionsError(f"{where}: 'id' must be a string, got {doc_id!r}")
+
+    def fail(reason: str):
+        raise PredictionsError(f"{where}: document {doc_id!r}: {reason}")
+
+    if missing := [key for key in REQUIRED_KEYS if key not in obj]:
+        fail("missing key " + ", ".join(repr(key) for key in missing))
+    gold = _id_list(obj, "gold", fail)
+    pred = _id_list(obj, "pred", fail)
+    noise = None if obj.get(NOISE_KEY) is None else _id_list(obj, NOISE_KEY, fail)
+
+    if not gold:
+        fail("gold is empty: a document needs at least one sentence")
+    if negative := [i for i in gold if i < 0]:
+        fail(f"gold has negative id {negative[0]} (negative ids are reserved for noise)")
+    if repeats := repeated_ids(gold):
+        fail(f"gold repeats id {repeats[0]}")
+    if noise is not None:
+        if not_negative := [i for i in noise if i >= 0]:
+            fail(f"noise id {not_negative[0]} is not negative (distractors are -1, -2, ...)")
+        if repeats := repeated_ids(noise):
+            fail(f"noise repeats id {repeats[0]}")
+    allowed = gold if noise is None else gold + noise
+    if problems := pred_problems(allowed, pred, complete=noise is None):
+        fail("; ".join(problems))
+
+    extra = {key: value for key, value in obj.items() if key not in (*REQUIRED_KEYS, NOISE_KEY)}
+    return Prediction(doc_id, gold, pred, noise, extra, where)
+
+
+class _UniqueIds:
+    """Rejects a document id seen before, naming where it was first seen."""
+
+    def __init__(self) -> None:
+        self.first_seen: dict[str, str] = {}
+
+    def check(self, record: Prediction) -> None:
+        if record.id in self.first_seen:
+            raise PredictionsError(
+                f"{record.where}: document {record.id!r}: duplicate document id "
+                f"(first at {self.first_seen[record.id]})"
+            )
+        self.first_seen[record.id] = record.where
+
+
+def read_predictions(path: str | Path) -> list[Prediction]:
+    """Read and validate a `predictions.jsonl`; blank lines are skipped."""
+    path = Path(path)
+    records, unique = [], _UniqueIds()
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for line_number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                where = f"{path}:{line_number}"
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise PredictionsError(
+                        f"{where}: malformed JSON: {error.msg} (column {error.colno})"
+                    ) from None
+                record = parse_record(obj, where)
+                unique.check(record)
+                records.append(record)
+    except UnicodeDecodeError as error:
+        raise PredictionsError(f"{path}: not UTF-8 text ({error.reason})") from None
+    return records
+
+
+def write_predictions(path: str | Path, records: Iterable[Mapping | Prediction]) -> Path:
+    """Validate `records` and write them as `predictions.jsonl`, atomically.
+
+    Records are `Prediction`s or mappings with the keys of DESIGN section 3; a bad record
+    is rejected (as `record #k`, counting from 0) before anything is written.
+    """
+    lines, unique = [], _UniqueIds()
+    for index, record in enumerate(records):
+        obj = record.to_json() if isinstance(record, Prediction) else record
+        parsed = parse_record(obj, f"record #{index}")
+        unique.check(parsed)
+        lines.append(json.dumps(parsed.to_json(), ensure_ascii=False) + "\n")
+    path = Path(path)
+    atomic_write_text(path, "".join(lines))
+    return path

@@ -1,0 +1,69 @@
+"""Presented examples and their collation into the batch dict every model consumes.
+
+Batch (B documents, N = most sentences, T = most tokens per sentence in the batch), with
+sentences in the PRESENTED (shuffled) order:
+
+- ``tokens`` LongTensor (B, N, T): word ids, 0 = <pad>, 1 = <unk>
+- ``token_lengths`` LongTensor (B, N): tokens per sentence, 0 for padding sentences
+- ``sentence_mask`` BoolTensor (B, N): True for real sentences
+- ``n_sentences`` LongTensor (B,)
+- ``gold_order`` LongTensor (B, N): ``gold_order[b, k]`` = presented index of the sentence
+  that belongs at position k; -1 beyond the document's gold sentences
+- ``doc_ids`` list[str]; ``sentence_ids`` list[list[int]]: gold id of each presented sentence
+
+Sentences longer than ``max_tokens`` are truncated (their first ``max_tokens`` tokens); an
+empty sentence becomes one <unk>. Sentences with a negative id (distractors, DESIGN
+section 4) are presented but take no gold position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from data.vocab import PAD_ID, UNK_ID
+
+
+@dataclass(frozen=True)
+class Example:
+    """One document as presented to a model."""
+
+    doc_id: str
+    sentences: list[list[int]]  # word ids of each presented sentence
+    sentence_ids: list[int]  # gold id of each presented sentence
+
+
+def make_example(
+    doc_id: str, token_ids: list[list[int]], permutation: list[int], max_tokens: int
+) -> Example:
+    """Present the sentences of a document (gold order ``token_ids``) as ``permutation``."""
+    sentences = [token_ids[i][:max_tokens] or [UNK_ID] for i in permutation]
+    return Example(doc_id, sentences, list(permutation))
+
+
+def collate(examples: list[Example]) -> dict:
+    """Pad ``examples`` into the batch dict described in the module docstring."""
+    batch_size = len(examples)
+    n_max = max(len(ex.sentences) for ex in examples)
+    t_max = max(len(s) for ex in examples for s in ex.sentences)
+    tokens = torch.full((batch_size, n_max, t_max), PAD_ID, dtype=torch.long)  # (B, N, T)
+    token_lengths = torch.zeros(batch_size, n_max, dtype=torch.long)  # (B, N)
+    gold_order = torch.full((batch_size, n_max), -1, dtype=torch.long)  # (B, N)
+    n_sentences = torch.tensor([len(ex.sentences) for ex in examples], dtype=torch.long)  # (B,)
+    for b, ex in enumerate(examples):
+        for j, sentence in enumerate(ex.sentences):
+            tokens[b, j, : len(sentence)] = torch.tensor(sentence, dtype=torch.long)
+            token_lengths[b, j] = len(sentence)
+        gold = sorted((i, j) for j, i in enumerate(ex.sentence_ids) if i >= 0)
+        gold_order[b, : len(gold)] = torch.tensor([j for _, j in gold], dtype=torch.long)
+    sentence_mask = torch.arange(n_max).unsqueeze(0) < n_sentences.unsqueeze(1)  # (B, N)
+    return {
+        "tokens": tokens,
+        "token_lengths": token_lengths,
+        "sentence_mask": sentence_mask,
+        "n_sentences": n_sentences,
+        "gold_order": gold_order,
+        "doc_ids": [ex.doc_id for ex in examples],
+        "sentence_ids": [list(ex.sentence_ids) for ex in examples],
+    }

@@ -1,0 +1,229 @@
+"""``OrderingDataModule``: reader -> processed (cached) data -> shuffled, length-bucketed
+batches, following the evaluation protocol of DESIGN section 5.
+
+- Training: every document gets a fresh permutation every epoch (``set_epoch``, called by
+  the LightningModule at each training epoch start); batches are length-aware and shuffled.
+- Valid/test: one fixed permutation per document from (``name``, split, id,
+  ``protocol_seed``), identical for every model and training seed; every document exactly
+  once, in a deterministic order (sorted by size); nothing is dropped.
+- Sentences longer than ``max_sentence_tokens`` are truncated; documents are never dropped.
+- The gold order never leaks: candidates appear in the presented order only, and the
+  presented order depends on the document id, not on its content or gold order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from pathlib import Path
+
+import pytorch_lightning as pl
+import torch
+from torch.utils.data import DataLoader
+
+from data.cache import load_or_build
+from data.collate import collate
+from data.dataset import OrderingDataset
+from data.document import Document
+from data.embeddings import pretrained_embeddings
+from data.paths import PROCESSED_CACHE
+from data.processing import ProcessedData, process
+from data.readers import Reader
+from data.sampler import BucketBatchSampler
+from data.shuffle import eval_permutation
+from data.splits import SPLIT_NAMES
+from data.tokenize import TOKENIZER_VERSION
+from data.vocab import Vocab
+
+log = logging.getLogger(__name__)
+
+EVAL_SPLITS = ("valid", "test")
+
+
+def _documents_fingerprint(splits: dict[str, list[Document]]) -> dict:
+    """Content hash, for readers that do not describe themselves with ``fingerprint()``."""
+    digest = hashlib.sha256()
+    for split in SPLIT_NAMES:
+        for doc in splits.get(split, []):
+            record = [split, doc.id, doc.sentences, doc.meta, doc.source]
+            digest.update(json.dumps(record, sort_keys=True).encode("utf-8"))
+    return {"documents_sha256": digest.hexdigest()}
+
+
+class OrderingDataModule(pl.LightningDataModule):
+    """Sentence-ordering data for one dataset.
+
+    Args:
+        reader: object with ``read_splits()`` (and ideally ``fingerprint()``), see
+            ``data.readers``.
+        name: dataset name; part of the evaluation permutation seed.
+        batch_size / eval_batch_size: documents per training / evaluation batch.
+        min_freq / max_vocab: vocabulary from the training split (``max_vocab`` counts
+            ``<pad>`` and ``<unk>``).
+        max_sentence_tokens: longer sentences are truncated to this many tokens.
+        embeddings: ``None``, ``"kumo"`` (GloVe 6B 50d package) or a GloVe text file path.
+        embedding_dim: dimension expected from ``embeddings``.
+        protocol_seed: seed of the fixed evaluation permutations; model-independent, keep it.
+        seed: training shuffles and random rows of the embedding matrix.
+        num_workers: DataLoader worker processes.
+        cache_dir: processed-data cache root (default ``data/cache/processed``).
+    """
+
+    def __init__(
+        self,
+        reader: Reader,
+        name: str,
+        batch_size: int = 32,
+        eval_batch_size: int = 64,
+        min_freq: int = 1,
+        max_vocab: int | None = None,
+        max_sentence_tokens: int = 60,
+        embeddings: str | None = None,
+        embedding_dim: int = 50,
+        protocol_seed: int = 0,
+        seed: int = 0,
+        num_workers: int = 0,
+        cache_dir: str | None = None,
+    ) -> None:
+        super().__init__()
+        if max_sentence_tokens < 1:
+            raise ValueError(f"max_sentence_tokens must be >= 1, got {max_sentence_tokens}")
+        self.reader = reader
+        self.name = name
+        self.batch_size = batch_size
+        self.eval_batch_size = eval_batch_size
+        self.min_freq = min_freq
+        self.max_vocab = max_vocab
+        self.max_sentence_tokens = max_sentence_tokens
+        self.embeddings = embeddings
+        self.embedding_dim = embedding_dim
+        self.protocol_seed = protocol_seed
+        self.seed = seed
+        self.num_workers = num_workers
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else PROCESSED_CACHE
+        self.epoch = 0
+        self.vocab: Vocab | None = None
+        self.pretrained_embeddings: torch.Tensor | None = None
+        self.n_pretrained_found = 0
+        self.documents: dict[str, list[Document]] = {}
+        self.datasets: dict[str, OrderingDataset] = {}
+        self.cache_path: Path | None = None
+        self.loaded_from_cache = False
+        self._prepared: ProcessedData | None = None
+        self._train_sampler: BucketBatchSampler | None = None
+
+    # -- data preparation -----------------------------------------------------------------
+
+    def _load_or_build(self) -> ProcessedData:
+        settings = {
+            "tokenizer": TOKENIZER_VERSION,
+            "min_freq": self.min_freq,
+            "max_vocab": self.max_vocab,
+        }
+        read = None
+        if hasattr(self.reader, "fingerprint"):
+            reader_fp = self.reader.fingerprint()
+        else:
+            read = self.reader.read_splits()
+            reader_fp = _documents_fingerprint(read)
+        material = {"reader": reader_fp, "settings": settings}
+
+        def build() -> ProcessedData:
+            splits = read if read is not None else self.reader.read_splits()
+            missing = [s for s in SPLIT_NAMES if not splits.get(s)]
+            if missing:
+                raise ValueError(f"dataset {self.name!r}: no documents in split(s) {missing}")
+            return process(splits, self.min_freq, self.max_vocab)
+
+        data, self.cache_path, self.loaded_from_cache = load_or_build(
+            self.cache_dir, material, build
+        )
+        return data
+
+    def prepare_data(self) -> None:
+        """Read, tokenise and cache the dataset (Lightning runs this on one process)."""
+        self._prepared = self._load_or_build()
+
+    def setup(self, stage: str | None = None) -> None:
+        """Load the processed data (from the cache when present); idempotent."""
+        if self.vocab is not None:
+            return
+        data = self._prepared if self._prepared is not None else self._load_or_build()
+        self._prepared = None
+        self.vocab = data.vocab
+        self.documents = data.documents
+        for split in SPLIT_NAMES:
+            docs, token_ids = data.documents[split], data.token_ids[split]
+            fixed = None
+            if split in EVAL_SPLITS:
+                fixed = [
+                    eval_permutation(self.name, split, d.id, len(d), self.protocol_seed)
+                    for d in docs
+                ]
+            self.datasets[split] = OrderingDataset(
+                [d.id for d in docs], token_ids, self.max_sentence_tokens, fixed, self.seed
+            )
+        if self.embeddings is not None:
+            self.pretrained_embeddings, self.n_pretrained_found = pretrained_embeddings(
+                self.vocab, str(self.embeddings), self.embedding_dim, self.seed
+            )
+        log.info("dataset %s: %s", self.name, self.stats())
+
+    # -- protocol ---------------------------------------------------------------------------
+
+    def set_epoch(self, epoch: int) -> None:
+        """Select the training permutations and batch order of ``epoch``."""
+        self.epoch = epoch
+        if self._train_sampler is not None:
+            self._train_sampler.set_epoch(epoch)
+
+    def eval_permutations(self, split: str) -> list[list[int]]:
+        """The fixed presentation order of every document of an evaluation split."""
+        return self._dataset(split).fixed_permutations
+
+    def stats(self) -> dict:
+        """Documents, trivial (one-sentence) documents and sentences per split, vocabulary
+        size and pretrained words found."""
+        return {
+            "n_docs": {s: len(d) for s, d in self.documents.items()},
+            "n_trivial": {s: sum(len(x) == 1 for x in d) for s, d in self.documents.items()},
+            "n_sentences": {s: sum(len(x) for x in d) for s, d in self.documents.items()},
+            "vocab_size": len(self.vocab) if self.vocab is not None else 0,
+            "n_pretrained_found": self.n_pretrained_found,
+        }
+
+    # -- loaders ------------------------------------------------------------------------------
+
+    def _dataset(self, split: str) -> OrderingDataset:
+        if split not in self.datasets:
+            raise RuntimeError(f"call setup() before asking for the {split!r} data")
+        return self.datasets[split]
+
+    def _loader(self, split: str, sampler: BucketBatchSampler) -> DataLoader:
+        return DataLoader(
+            self._dataset(split),
+            batch_sampler=sampler,
+            collate_fn=collate,
+            num_workers=self.num_workers,
+        )
+
+    def train_dataloader(self) -> DataLoader:
+        dataset = self._dataset("train")
+        self._train_sampler = BucketBatchSampler(
+            dataset.sizes(), self.batch_size, shuffle=True, seed=self.seed, epoch=self.epoch
+        )
+        return self._loader("train", self._train_sampler)
+
+    def eval_dataloader(self, split: str) -> DataLoader:
+        """Deterministic loader over an evaluation split with its fixed permutations."""
+        if split not in EVAL_SPLITS:
+            raise ValueError(f"evaluation split must be one of {EVAL_SPLITS}, got {split!r}")
+        sizes = self._dataset(split).sizes()
+        return self._loader(split, BucketBatchSampler(sizes, self.eval_batch_size, shuffle=False))
+
+    def val_dataloader(self) -> DataLoader:
+        return self.eval_dataloader("valid")
+
+    def test_dataloader(self) -> DataLoader:
+        return self.eval_dataloader("test")

@@ -1,0 +1,105 @@
+"""Reader for the generic dataset format (DESIGN section 3).
+
+A directory holds ``train.jsonl``, ``valid.jsonl`` and ``test.jsonl``; each non-blank line
+is one JSON object ``{"id": "doc-17", "sentences": ["First.", "Second.", ...]}`` with
+the sentences in their correct order, optional ``"meta": {...}`` and optional
+``"source": "..."`` (the text the paragraph comes from; defaults to the id). Every error
+names the file and line; ids must be unique within a split.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from data.document import Document
+from data.errors import DataFormatError, location
+from data.readers.base import OptionsReader
+from data.splits import SPLIT_NAMES
+
+LAYOUT = (
+    "expected a directory containing train.jsonl, valid.jsonl and test.jsonl, one JSON "
+    'object per line: {"id": "doc-17", "sentences": ["First.", "Second."], "meta": {...}}'
+)
+
+
+def _document(record: object, where: str) -> Document:
+    if not isinstance(record, dict):
+        raise DataFormatError(f"{where}: expected a JSON object, got {type(record).__name__}")
+    for key in ("id", "sentences"):
+        if key not in record:
+            raise DataFormatError(f"{where}: missing key {key!r}")
+    doc_id, sentences = record["id"], record["sentences"]
+    if not isinstance(doc_id, str) or not doc_id:
+        raise DataFormatError(f"{where}: 'id' must be a non-empty string, got {doc_id!r}")
+    if not isinstance(sentences, list):
+        raise DataFormatError(f"{where}: document {doc_id!r}: 'sentences' must be a list")
+    source = record.get("source", doc_id)
+    if not isinstance(source, str):
+        raise DataFormatError(f"{where}: document {doc_id!r}: 'source' must be a string")
+    try:
+        return Document(id=doc_id, sentences=sentences, meta=record.get("meta", {}), source=source)
+    except DataFormatError as err:
+        raise DataFormatError(f"{where}: {err}") from None
+
+
+def read_jsonl(path: Path) -> list[Document]:
+    """Documents of one ``.jsonl`` file; errors name ``file:line``."""
+    documents: list[Document] = []
+    first_line: dict[str, int] = {}
+    with path.open(encoding="utf-8") as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            where = location(path, lineno)
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise DataFormatError(
+                    f"{where}: malformed JSON ({err.msg} at column {err.colno})"
+                ) from None
+            document = _document(record, where)
+            if document.id in first_line:
+                raise DataFormatError(
+                    f"{where}: duplicate id {document.id!r} (first seen at line "
+                    f"{first_line[document.id]})"
+                )
+            first_line[document.id] = lineno
+            documents.append(document)
+    if not documents:
+        raise DataFormatError(f"{path}: no documents")
+    return documents
+
+
+class JsonlReader(OptionsReader):
+    """Reads ``<path>/{train,valid,test}.jsonl`` (see the module docstring). Its fingerprint
+    is the content of the files, so moving the folder keeps the processed cache valid."""
+
+    KIND = "jsonl"
+
+    def __init__(self, path: str) -> None:
+        self.path = str(path)
+
+    def _files(self) -> dict[str, Path]:
+        root = Path(self.path).expanduser()
+        if not root.is_dir():
+            raise FileNotFoundError(f"dataset directory {root} not found: {LAYOUT}")
+        files = {split: root / f"{split}.jsonl" for split in SPLIT_NAMES}
+        missing = [p.name for p in files.values() if not p.is_file()]
+        if missing:
+            raise FileNotFoundError(f"{root} lacks {', '.join(missing)}: {LAYOUT}")
+        return files
+
+    def fingerprint(self) -> dict:
+        hashes = {}
+        for split, path in self._files().items():
+            digest = hashlib.sha256()
+            with path.open("rb") as f:
+                for chunk in iter(lambda f=f: f.read(1 << 20), b""):
+                    digest.update(chunk)
+            hashes[split] = digest.hexdigest()
+        return {"reader": self.KIND, "version": self.VERSION, "sha256": hashes}
+
+    def read_splits(self) -> dict[str, list[Document]]:
+        return {split: read_jsonl(path) for split, path in self._files().items()}

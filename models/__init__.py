@@ -1,0 +1,1 @@
+"""Plain-PyTorch sentence-ordering architectures: encoders, pointer decoders, searches, presets."""

@@ -1,0 +1,74 @@
+"""Contracts between the parts of an ordering model (DESIGN.md sec. 6).
+
+Every architecture is sentence encoder -> paragraph encoder -> pointer decoder. These
+protocols fix what passes between the parts, so a preset can swap any one of them (an
+LSTM, CNN or attention sentence encoder; an LSTM or self-attention paragraph encoder;
+an LSTM or Transformer pointer decoder) without touching the others, and so the generic
+searches (`greedy_search`, `beam_search`) can drive any decoder one step at a time.
+"""
+
+from typing import NamedTuple, Protocol
+
+from torch import Tensor
+
+Tensors = tuple[Tensor, ...]
+
+
+class ParagraphEncoding(NamedTuple):
+    """Output of a paragraph encoder."""
+
+    contexts: Tensor  # (B, N, h) one vector per presented sentence (zeros at padding)
+    state: Tensors  # decoder initial state, each (B, h_dec); e.g. an LSTM's (h, c)
+
+
+class SentenceEncoder(Protocol):
+    """Embedded words of each sentence -> one vector per sentence."""
+
+    output_dim: int
+
+    def __call__(self, words: Tensor, lengths: Tensor) -> Tensor:
+        """words (S, T, e), lengths (S,) -> (S, output_dim); rows of length 0 give zeros."""
+        ...
+
+
+class ParagraphEncoder(Protocol):
+    """Sentence vectors in the presented order -> per-sentence contexts + decoder state."""
+
+    def __call__(self, sentences: Tensor, mask: Tensor) -> ParagraphEncoding:
+        """sentences (B, N, d), mask (B, N) True for real sentences (a prefix of each row)."""
+        ...
+
+
+class PointerDecoder(Protocol):
+    """A decoder that points at presented sentences, usable step by step.
+
+    `memory` holds per-document tensors that never change while decoding (sentence
+    vectors, projected keys); `state` holds the recurrent state. Both are tuples of
+    tensors whose first dimension indexes rows (documents, or documents x beams), so a
+    search can expand and reorder them with `reindex`.
+    """
+
+    def start(self, sentences: Tensor, encoding: ParagraphEncoding) -> tuple[Tensors, Tensors]:
+        """sentences (B, N, d) -> (memory, initial state)."""
+        ...
+
+    def step(
+        self, memory: Tensors, state: Tensors, previous: Tensor | None, available: Tensor
+    ) -> tuple[Tensor, Tensors]:
+        """One output step.
+
+        previous (R,) presented index chosen at the previous step (None at the first
+        step); available (R, N) candidates still allowed. Returns scores (R, N), with
+        unavailable candidates masked (finite), and the next state.
+        """
+        ...
+
+    def teacher_forced(
+        self, memory: Tensors, state: Tensors, orders: Tensor, available: Tensor
+    ) -> Tensor:
+        """All steps at once given orders (B, N) (-1 padded) -> masked scores (B, N, N)."""
+        ...
+
+    def reindex(self, tensors: Tensors, index: Tensor) -> Tensors:
+        """Select rows `index` (R',) of every tensor (beam expansion and reordering)."""
+        ...

@@ -1,0 +1,84 @@
+"""A sentence-ordering model composed of embedding -> sentence encoder -> paragraph
+encoder -> pointer decoder (DESIGN.md sec. 6; Gong et al. 2016, "End-to-End Neural
+Sentence Ordering Using Pointer Network", and the later Ptr-Net orderers of Cui et al.
+2018 and Wang & Wan 2019 share this shape).
+
+The model is trained by teacher forcing on the gold order and decodes with greedy or
+beam search. It scores P(order | sentences) = prod_k P(o_k | o_<k, sentences), each
+factor a softmax over the sentences not yet placed.
+"""
+
+import torch
+from torch import Tensor, nn
+
+from models.batch import check_batch
+from models.beam_search import beam_search
+from models.candidates import order_log_prob, validate_orders
+from models.greedy_search import greedy_search
+from models.interfaces import ParagraphEncoder, ParagraphEncoding, PointerDecoder, SentenceEncoder
+
+
+class OrderingModel(nn.Module):
+    trainable = True  # the harness optimises this model (the random baseline is not)
+
+    def __init__(
+        self,
+        sentence_encoder: SentenceEncoder,
+        paragraph_encoder: ParagraphEncoder,
+        decoder: PointerDecoder,
+        embedding: nn.Module,
+    ):
+        super().__init__()
+        self.embedding = embedding
+        self.sentence_encoder = sentence_encoder
+        self.paragraph_encoder = paragraph_encoder
+        self.decoder = decoder
+
+    def encode(self, batch: dict) -> tuple[Tensor, ParagraphEncoding]:
+        """batch -> sentence vectors (B, N, d) and the paragraph encoding."""
+        check_batch(batch)
+        tokens = batch["tokens"]
+        batch_size, num, length = tokens.shape
+        words = self.embedding(tokens.reshape(batch_size * num, length))  # (B*N, T, e)
+        lengths = batch["token_lengths"].reshape(batch_size * num)  # (B*N,)
+        vectors = self.sentence_encoder(words, lengths)  # (B*N, d)
+        sentences = vectors.view(batch_size, num, -1)  # (B, N, d)
+        return sentences, self.paragraph_encoder(sentences, batch["sentence_mask"])
+
+    def pointer_logits(self, batch: dict, orders: Tensor) -> Tensor:
+        """Teacher-forced masked pointer scores (B, N, N) for orders (B, N), -1 padded."""
+        validate_orders(orders, batch["n_sentences"])
+        sentences, encoding = self.encode(batch)
+        memory, state = self.decoder.start(sentences, encoding)
+        return self.decoder.teacher_forced(memory, state, orders, batch["sentence_mask"])
+
+    def forward(self, batch: dict) -> Tensor:
+        """logits (B, N, N): [b, k, j] scores presented sentence j at step k after the gold
+        prefix gold_order[b, :k]; placed and padding candidates masked (finite)."""
+        return self.pointer_logits(batch, batch["gold_order"])
+
+    def log_prob(self, batch: dict, orders: Tensor) -> Tensor:
+        """orders (B, N) presented indices, -1 padded -> log P(order | sentences) (B,)."""
+        return order_log_prob(self.pointer_logits(batch, orders), orders)
+
+    def loss(self, batch: dict) -> Tensor:
+        """Mean over documents of the summed NLL of the gold order."""
+        return -self.log_prob(batch, batch["gold_order"]).mean()
+
+    @torch.no_grad()
+    def search(self, batch: dict, beam_size: int = 1) -> tuple[Tensor, Tensor]:
+        """-> predicted orders (B, N) (-1 padded) and their log-probabilities (B,).
+
+        beam_size = 1 is greedy decoding."""
+        if isinstance(beam_size, bool) or not isinstance(beam_size, int) or beam_size < 1:
+            raise ValueError(f"beam_size must be an integer >= 1, got {beam_size!r}")
+        sentences, encoding = self.encode(batch)
+        memory, state = self.decoder.start(sentences, encoding)
+        available = batch["sentence_mask"]
+        if beam_size == 1:
+            return greedy_search(self.decoder, memory, state, available)
+        return beam_search(self.decoder, memory, state, available, beam_size)
+
+    def decode(self, batch: dict, beam_size: int = 1) -> Tensor:
+        """-> predicted order (B, N) as presented indices, -1 at k >= n."""
+        return self.search(batch, beam_size)[0]

@@ -1,0 +1,87 @@
+"""LSTM pointer decoder.
+
+Gong et al. (2016), "End-to-End Neural Sentence Ordering Using Pointer Network",
+following Vinyals et al. (2015), "Pointer Networks": an LSTM whose state starts from the
+paragraph encoder's final state; its input at step k is the vector of the sentence
+chosen at step k-1 (a learned start vector, or zeros, at step 0); its state d_k scores
+every presented sentence with the additive pointer u_j = v^T tanh(W1 e_j + W2 d_k)
+(`AdditivePointer`). Already-placed and padding sentences are masked.
+
+Two paths share the same weights: `teacher_forced` runs all steps at once on given
+orders (training, log-probabilities); `step` runs one step for the searches.
+"""
+
+import torch
+from torch import Tensor, nn
+
+from models.candidates import mask_scores, placed_before
+from models.interfaces import ParagraphEncoding, Tensors
+from models.pointer_attention import AdditivePointer
+
+
+class LSTMPointerDecoder(nn.Module):
+    def __init__(
+        self,
+        input_dim: int,  # sentence vector width (the decoder's input)
+        hidden_dim: int,  # LSTM units; must equal the paragraph encoder's state width
+        context_dim: int | None = None,  # paragraph context width; None: hidden_dim
+        attention_dim: int | None = None,  # pointer tanh width; None: hidden_dim
+        learned_start: bool = True,  # step-0 input: learned vector (True) or zeros (False)
+    ):
+        super().__init__()
+        self.hidden_dim = hidden_dim
+        self.lstm = nn.LSTM(input_dim, hidden_dim, batch_first=True)
+        self.pointer = AdditivePointer(
+            context_dim or hidden_dim, hidden_dim, attention_dim or hidden_dim
+        )
+        if learned_start:
+            self.start_input = nn.Parameter(torch.zeros(input_dim))
+        else:
+            self.register_buffer("start_input", torch.zeros(input_dim), persistent=False)
+
+    def start(self, sentences: Tensor, encoding: ParagraphEncoding) -> tuple[Tensors, Tensors]:
+        """sentences (B, N, d) -> memory (sentences, pointer keys (B, N, a)), state (h, c)."""
+        hidden, cell = encoding.state
+        if hidden.shape[-1] != self.hidden_dim or cell.shape[-1] != self.hidden_dim:
+            raise ValueError(
+                f"paragraph encoder state has width {hidden.shape[-1]}/{cell.shape[-1]}, "
+                f"decoder hidden_dim is {self.hidden_dim}; set them equal"
+            )
+        return (sentences, self.pointer.keys(encoding.contexts)), (hidden, cell)
+
+    def step(
+        self, memory: Tensors, state: Tensors, previous: Tensor | None, available: Tensor
+    ) -> tuple[Tensor, Tensors]:
+        """previous (R,) or None, available (R, N) -> masked scores (R, N), next (h, c)."""
+        sentences, keys = memory
+        hidden, cell = state
+        rows, _, dim = sentences.shape
+        if previous is None:
+            inputs = self.start_input.expand(rows, dim)  # (R, d)
+        else:
+            index = previous.view(rows, 1, 1).expand(rows, 1, dim)  # (R, 1, d)
+            inputs = sentences.gather(1, index).squeeze(1)  # (R, d)
+        output, (hidden, cell) = self.lstm(
+            inputs.unsqueeze(1), (hidden.unsqueeze(0), cell.unsqueeze(0))
+        )  # output (R, 1, H); hidden, cell (1, R, H)
+        scores = self.pointer(keys, output).squeeze(1)  # (R, N)
+        return mask_scores(scores, available), (hidden.squeeze(0), cell.squeeze(0))
+
+    def teacher_forced(
+        self, memory: Tensors, state: Tensors, orders: Tensor, available: Tensor
+    ) -> Tensor:
+        """orders (B, N) -1 padded, available (B, N) -> masked scores (B, N, N)."""
+        sentences, keys = memory
+        hidden, cell = state
+        batch, num, dim = sentences.shape
+        previous = orders[:, :-1].clamp(min=0)  # (B, N-1) choice of steps 0..N-2
+        chosen = sentences.gather(1, previous.unsqueeze(-1).expand(-1, -1, dim))  # (B, N-1, d)
+        inputs = torch.cat([self.start_input.expand(batch, 1, dim), chosen], dim=1)  # (B, N, d)
+        outputs, _ = self.lstm(inputs, (hidden.unsqueeze(0), cell.unsqueeze(0)))  # (B, N, H)
+        scores = self.pointer(keys, outputs)  # (B, N, N)
+        allowed = available.unsqueeze(1) & ~placed_before(orders, num)  # (B, N, N)
+        return mask_scores(scores, allowed)
+
+    def reindex(self, tensors: Tensors, index: Tensor) -> Tensors:
+        """Rows `index` (R',) of every tensor in `tensors`."""
+        return tuple(tensor.index_select(0, index) for tensor in tensors)

@@ -1,0 +1,96 @@
+"""End-to-end: `python -m benchmark.train` on the synthetic dataset, in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmark.predictions import read_predictions
+from benchmark.score import score_file
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_cli(module: str, *args: str, env_extra: dict | None = None, timeout: int = 300):
+    env = {**os.environ, "WANDB_MODE": "offline", "PYTHONHASHSEED": "0", **(env_extra or {})}
+    return subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def train(tmp_path: Path, *overrides: str):
+    result = run_cli(
+        "benchmark.train",
+        "dataset=synthetic",
+        f"paths.runs={tmp_path}",
+        *overrides,
+        env_extra={"WANDB_DIR": str(tmp_path)},
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    return result
+
+
+@pytest.fixture(scope="module")
+def lstm_run(tmp_path_factory) -> Path:
+    """One tiny LSTM+PtrNet run on synthetic with the default loggers (CSV + offline W&B)."""
+    runs = tmp_path_factory.mktemp("runs")
+    train(runs, "model=lstm_ptrnet", "+experiment=tiny", "seed=0")
+    return runs / "synthetic" / "lstm_ptrnet" / "base" / "seed_0"
+
+
+def test_run_directory_holds_record_predictions_checkpoint_and_logs(lstm_run: Path):
+    record = json.loads((lstm_run / "metrics.json").read_text())
+    for key in (
+        "model",
+        "dataset",
+        "seed",
+        "split",
+        "n_params",
+        "train_seconds",
+        "n_docs",
+        "n_trivial",
+        "config",
+        "git_commit",
+    ):
+        assert key in record, key
+    assert record["model"] == "lstm_ptrnet" and record["dataset"] == "synthetic"
+    assert set(record["split"]) == {"valid", "test"}
+    assert record["n_params"] > 0 and record["n_docs"] == len(
+        read_predictions(lstm_run / "predictions.jsonl")
+    )
+    assert (lstm_run / "checkpoints" / "best.ckpt").is_file()
+    assert (lstm_run / ".hydra" / "config.yaml").is_file()
+    assert list((lstm_run / "csv").glob("metrics.csv"))
+    assert list((lstm_run / "wandb").glob("offline-run-*"))
+
+
+def test_synthetic_task_is_learned(lstm_run: Path):
+    record = json.loads((lstm_run / "metrics.json").read_text())
+    assert record["split"]["test"]["tau"] >= 0.9
+    low, high = record["ci"]["test"]["tau"]["ci_low"], record["ci"]["test"]["tau"]["ci_high"]
+    assert low <= record["split"]["test"]["tau"] <= high
+
+
+def test_score_cli_reproduces_the_run_record(lstm_run: Path):
+    record = json.loads((lstm_run / "metrics.json").read_text())
+    assert score_file(lstm_run / "predictions.jsonl") == record["split"]["test"]
+    result = run_cli("benchmark.score", str(lstm_run / "predictions.jsonl"))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == record["split"]["test"]
+
+
+def test_random_baseline_runs_without_training(tmp_path: Path):
+    train(tmp_path, "model=random", "logger=csv")
+    record = json.loads((tmp_path / "synthetic/random/base/seed_0/metrics.json").read_text())
+    assert record["n_params"] == 0 and record["epochs"] == 0
+    assert -0.5 < record["split"]["test"]["tau"] < 0.5
