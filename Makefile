@@ -6,8 +6,13 @@ TORCH_SPEC ?= torch==2.13.0
 EXTRAS     ?= dev,slurm,minilm
 STAMP      := $(VENV)/.orderbench-setup
 ARGS       ?=
+SWEEP      ?= smoke
+TRAINER    ?= gpu
+JOBS       ?= 2
+RUNS       ?= runs
 
-.PHONY: help setup train test test-slow data lint
+.PHONY: help setup train test test-slow data lint leaderboard plots \
+	sweep sweep-local sweep-list sweep-summary
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -35,3 +40,21 @@ test-slow: setup  ## run only the slow checks
 
 lint: setup  ## ruff
 	$(PY) -m ruff check benchmark models data tests
+
+leaderboard: setup  ## results/leaderboard.csv + .md from the finished runs (ARGS="--runs DIR --out DIR --wandb")
+	$(PY) -m benchmark.leaderboard $(ARGS)
+
+plots: setup  ## results/plots/*.png from the finished runs (ARGS="--runs DIR --out DIR --wandb")
+	$(PY) -m benchmark.plots $(ARGS)
+
+sweep: setup  ## submit the jobs of conf/sweep/SWEEP.yaml to SLURM (SWEEP=paper TRAINER=gpu|ddp ARGS=...)
+	$(PY) -m benchmark.train -m sweep=$(SWEEP) hydra/launcher=slurm trainer=$(TRAINER) $(ARGS)
+
+sweep-local: setup  ## run the same jobs as local processes, JOBS at a time (SWEEP=smoke JOBS=2)
+	$(PY) -m benchmark.train -m sweep=$(SWEEP) hydra/launcher=local hydra.sweeper.max_batch_size=$(JOBS) $(ARGS)
+
+sweep-list: setup  ## dry run of `make sweep`: the jobs of SWEEP and what each would do
+	$(PY) -m benchmark.sweep_list $(SWEEP) trainer=$(TRAINER) $(ARGS)
+
+sweep-summary: setup  ## finished / failed / interrupted runs under RUNS=runs, with failures' logs
+	$(PY) -m benchmark.sweep_summary $(RUNS)

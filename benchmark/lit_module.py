@@ -17,6 +17,8 @@ from torch import nn
 from benchmark.metrics import corpus_metrics
 from benchmark.prediction_records import gather_records, records_from_batch
 
+COUNT_KEYS = frozenset({"n_docs", "n_trivial"})  # bookkeeping, not curves to log
+
 
 class OrderingTask(pl.LightningModule):
     """Optimises `net.loss` and decodes valid/test splits into prediction records."""
@@ -87,5 +89,7 @@ class OrderingTask(pl.LightningModule):
         self.split_records[split] = records
         self.split_metrics[split] = metrics
         for key, value in metrics.items():
-            if isinstance(value, (int, float)):
-                self.log(f"{log_prefix}/{key}", float(value), sync_dist=False)
+            if key not in COUNT_KEYS and isinstance(value, (int, float)):
+                # the same on every process (gathered records): syncing changes nothing
+                # but tells Lightning so under DDP
+                self.log(f"{log_prefix}/{key}", float(value), sync_dist=True)

@@ -1,252 +1,205 @@
-"""Sentence-ordering metrics, exactly as defined in DESIGN section 4.
+"""The metric suite: per-document scoring and corpus figures (DESIGN section 4).
 
-Every per-document metric is a pure function of `(gold, pred)`: `gold` lists sentence ids
-in the correct order, `pred` the same ids in the predicted order. Internally both are
-reduced to `ranks`, where `ranks[k]` is the gold position of the sentence `pred` puts at
-position k; a perfect prediction has `ranks == [0, 1, ..., n-1]`.
+The per-document metrics are pure functions of `(gold, pred)`: the order metrics of
+`ORDER_METRICS` (`benchmark.order_metrics`) need pred to hold exactly the gold sentences;
+the kept-sentence metrics of `NOISE_METRICS` (`benchmark.noise_metrics`: `pmr`, `pm_f`,
+`noise_acc`) accept any subset of gold + distractors. A document is `(gold, pred)` or
+`(gold, pred, noise)`, where `noise` lists its distractor ids, or is None when the
+document is not in the noise setting.
 
-- `tau`: Kendall's tau, 1 - 2 I / C(n, 2) with I the pairs in the opposite order to gold
-  (Lapata 2003, "Probabilistic text structuring: experiments with sentence ordering").
-- `acc`, `pmr`, `head`, `tail`: position accuracy, perfect match, first/last sentence right
-  (Chen et al. 2016; Gong et al. 2016; Cui et al. 2018).
-- `lcs`: longest common subsequence of pred and gold over n (Gong et al. 2016).
-- `coherence_L`: the displacement penalty of Li et al., lower is better:
-  2 / (n (n - 1)) * sum_{i<j} |(j - i) - (pos_g(p[j]) - pos_g(p[i]))|.
+Corpus figures (`corpus_metrics`, `summarise`):
 
-One-sentence documents (n = 1) have no sentence pairs. Each metric then takes its value
-for a perfect order: `tau` = 1 and `coherence_L` = 0 by convention (no pair is
-discordant or displaced), the others are 1 because the only permutation is the gold one.
-So "counting trivial documents as perfect" is the same as scoring them normally.
+- Every metric is a mean over the scored documents, except `acc_pooled` (correct
+  positions / sentences over the corpus).
+- Every file reports the order metrics, `acc_pooled` and `pm_f` (pm_f is meaningful
+  without noise too: a random order scores about 0.5).
+- A *noisy* file (some document has a `noise` key, even an empty one; documents without
+  one count as having no distractors) also reports `noise_acc` and `n_docs_order`.
+  `pmr`, `pm_f` and `noise_acc` are means over all scored documents; the other order
+  metrics and `acc_pooled` are means over the `n_docs_order` documents whose kept set
+  equals the gold set (pred a permutation of gold), the only ones they are defined for.
+- Trivial documents have only one possible prediction: one gold sentence and no noise
+  setting. They are validated and counted as `n_trivial`; by default they are left out of
+  every figure, with `include_trivial` they are scored like the others, which gives them
+  perfect values (the convention of several published tables). A one-sentence document
+  in the noise setting is not trivial (the model may drop it or keep a distractor).
 
-The order metrics need `pred` to hold exactly the gold sentences. The noise metrics of
-DESIGN section 4 (`pm_f`, `noise_acc`) take the predicted-noise set into account and will
-get their own registry beside `ORDER_METRICS`.
+Every corpus figure is a ratio of sums over the scored documents, sum(numer) /
+sum(denom) (`ScoredCorpus.terms`), so the bootstrap and the paired tests recompute each
+one exactly as here on every resample.
 """
 
 from __future__ import annotations
 
-import math
 import warnings
-from bisect import bisect_left
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-Ids = Sequence[int]
+import numpy as np
 
-# Key of the per-document record holding the number of sentences (a count, not a metric).
+from benchmark.noise_metrics import NOISE_METRICS
+from benchmark.order_metrics import LOWER_IS_BETTER as LOWER_IS_BETTER  # re-exported
+from benchmark.order_metrics import ORDER_METRICS
+from benchmark.sentence_ids import Ids, as_list, document_problems
+
+# Key of the per-document record holding the number of gold sentences (a count).
 N_SENTENCES = "n_sentences"
+POOLED_ACCURACY = "acc_pooled"
+# The accuracy a leaderboard reads: the per-document mean (DESIGN section 4: corpus
+# figures are means over documents unless named `_pooled`); acc_pooled is reported beside
+# it for tables that pooled positions over the corpus.
+HEADLINE_ACCURACY = "acc"
 
 TRIVIAL_EXCLUDED = "excluded"
 TRIVIAL_COUNTED_PERFECT = "counted_perfect"
+
+
+def trivial_policy(include_trivial: bool) -> str:
+    """The name of the trivial policy recorded with the figures."""
+    return TRIVIAL_COUNTED_PERFECT if include_trivial else TRIVIAL_EXCLUDED
 
 
 class NoScorableDocumentsWarning(RuntimeWarning):
     """The corpus has no document to score; its metrics are NaN."""
 
 
-def _as_list(ids: Ids) -> list:
-    """Plain Python list of ids (accepts lists, tuples, numpy arrays, 1-D tensors)."""
-    return ids.tolist() if hasattr(ids, "tolist") else list(ids)
+def document_metrics(gold: Ids, pred: Ids, noise: Ids | None = None) -> dict[str, float]:
+    """Every metric defined for one document, plus its gold size under `N_SENTENCES`.
 
-
-def _plural(word: str, ids: list) -> str:
-    """`"id 3"` or `"ids 3, 5"`."""
-    return f"{word}{'s' if len(ids) > 1 else ''} {', '.join(str(i) for i in ids)}"
-
-
-def repeated_ids(ids: Ids) -> list:
-    """Ids occurring more than once, in order of first occurrence."""
-    counts = Counter(_as_list(ids))
-    return [i for i, c in counts.items() if c > 1]
-
-
-def pred_problems(allowed: Ids, pred: Ids, complete: bool = True) -> list[str]:
-    """Why `pred` is not a valid prediction over the ids `allowed` (empty list if it is).
-
-    With `complete`, pred must be a permutation of `allowed`; otherwise any subset of it
-    without repeats (the noise setting of DESIGN section 3).
+    The `NOISE_METRICS` always; the `ORDER_METRICS` when pred is a permutation of gold.
+    Raises ValueError with every reason when (gold, pred, noise) breaks DESIGN section 3.
     """
-    allowed, pred = _as_list(allowed), _as_list(pred)
-    allowed_set, pred_set = set(allowed), set(pred)
-    problems = []
-    if repeats := repeated_ids(pred):
-        problems.append(f"pred repeats {_plural('id', repeats)}")
-    if unknown := [i for i in dict.fromkeys(pred) if i not in allowed_set]:
-        problems.append(f"pred has unknown {_plural('id', unknown)}")
-    if complete and (missing := [i for i in allowed if i not in pred_set]):
-        problems.append(f"pred lacks {_plural('id', missing)}")
-    return problems
+    gold, pred = as_list(gold), as_list(pred)
+    if problems := document_problems(gold, pred, noise):
+        raise ValueError("; ".join(problems))
+    values: dict[str, float] = {N_SENTENCES: len(gold)}
+    if set(pred) == set(gold):  # no repeats: pred permutes gold
+        values.update({key: metric(gold, pred) for key, metric in ORDER_METRICS.items()})
+    values.update({key: metric(gold, pred) for key, metric in NOISE_METRICS.items()})
+    return values
 
 
-def _ranks(gold: Ids, pred: Ids) -> list[int]:
-    """Gold position of each predicted sentence; ValueError unless pred permutes gold."""
-    gold, pred = _as_list(gold), _as_list(pred)
-    position = {sentence: k for k, sentence in enumerate(gold)}
-    ranks = [position.get(sentence, -1) for sentence in pred]  # -1: not in gold
-    n = len(gold)
-    if 0 < n == len(position) == len(ranks) == len(set(ranks)) and -1 not in ranks:
-        return ranks
-    if not gold:
-        raise ValueError("gold is empty: a document needs at least one sentence")
-    if repeats := repeated_ids(gold):
-        raise ValueError(f"gold repeats {_plural('id', repeats)}")
-    raise ValueError("pred is not a permutation of gold: " + "; ".join(pred_problems(gold, pred)))
+def ratio(numer: np.ndarray, denom: np.ndarray) -> np.ndarray:
+    """numer / denom elementwise, NaN where denom is 0 (no document behind the figure)."""
+    numer, denom = np.asarray(numer, dtype=float), np.asarray(denom, dtype=float)
+    out = np.full(np.broadcast(numer, denom).shape, np.nan)
+    return np.divide(numer, denom, out=out, where=denom > 0)
 
 
-def _inversions(ranks: list[int]) -> int:
-    """Number of pairs i < j with ranks[i] > ranks[j] (Fenwick tree, O(n log n))."""
-    n = len(ranks)
-    tree = [0] * (n + 1)
-    inversions = 0
-    for seen, rank in enumerate(ranks):
-        i, not_greater = rank + 1, 0
-        while i > 0:  # how many earlier ranks are <= rank
-            not_greater += tree[i]
-            i -= i & -i
-        inversions += seen - not_greater
-        i = rank + 1
-        while i <= n:
-            tree[i] += 1
-            i += i & -i
-    return inversions
+@dataclass(frozen=True)
+class ScoredCorpus:
+    """Per-document metrics of a corpus, in input order, and how to aggregate them."""
+
+    documents: tuple[dict[str, float], ...]  # `document_metrics` of every document
+    trivial: tuple[bool, ...]  # one gold sentence, no noise setting
+    include_trivial: bool
+    noisy: bool  # some document is in the noise setting
+
+    @property
+    def counted(self) -> list[dict[str, float]]:
+        """The documents the figures average over (trivial ones only if included)."""
+        return [
+            doc
+            for doc, trivial in zip(self.documents, self.trivial, strict=True)
+            if self.include_trivial or not trivial
+        ]
+
+    @property
+    def n_trivial(self) -> int:
+        return sum(self.trivial)
+
+    def subset(self, indices: Iterable[int]) -> ScoredCorpus:
+        """The corpus of the documents at `indices`, aggregated the same way."""
+        indices = list(indices)
+        return ScoredCorpus(
+            tuple(self.documents[i] for i in indices),
+            tuple(self.trivial[i] for i in indices),
+            self.include_trivial,
+            self.noisy,
+        )
+
+    def metric_keys(self) -> list[str]:
+        """The corpus metric keys, in report order."""
+        noise = ["noise_acc"] if self.noisy else []
+        return [*ORDER_METRICS, POOLED_ACCURACY, "pm_f", *noise]
+
+    def terms(self) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """(keys, numer, denom): corpus figure k = sum(numer[:, k]) / sum(denom[:, k]).
+
+        numer and denom are (D, K) over the counted documents: (value, 1) where the
+        document has the metric and (0, 0) where it has not; for `acc_pooled`
+        (correct positions, sentences).
+        """
+        keys = self.metric_keys()
+        counted = self.counted
+        numer = np.zeros((len(counted), len(keys)))  # (D, K)
+        denom = np.zeros((len(counted), len(keys)))  # (D, K)
+        for d, doc in enumerate(counted):
+            for k, key in enumerate(keys):
+                if key == POOLED_ACCURACY:
+                    if HEADLINE_ACCURACY in doc:
+                        size = doc[N_SENTENCES]
+                        numer[d, k], denom[d, k] = round(doc[HEADLINE_ACCURACY] * size), size
+                elif key in doc:
+                    numer[d, k], denom[d, k] = doc[key], 1.0
+        return keys, numer, denom
+
+    def counts(self) -> dict[str, int]:
+        """`n_docs` (documents counted) and, for a noisy corpus, `n_docs_order`."""
+        counted = self.counted
+        counts = {"n_docs": len(counted)}
+        if self.noisy:
+            counts["n_docs_order"] = sum("tau" in doc for doc in counted)
+        return counts
 
 
-def kendall_tau(gold: Ids, pred: Ids) -> float:
-    """1 - 2 I / C(n, 2); 1.0 for a one-sentence document (no pairs)."""
-    ranks = _ranks(gold, pred)
-    pairs = len(ranks) * (len(ranks) - 1) // 2
-    if pairs == 0:
-        return 1.0
-    return (pairs - 2 * _inversions(ranks)) / pairs
-
-
-def position_accuracy(gold: Ids, pred: Ids) -> float:
-    """Fraction of positions k with pred[k] == gold[k]."""
-    ranks = _ranks(gold, pred)
-    return sum(rank == k for k, rank in enumerate(ranks)) / len(ranks)
-
-
-def perfect_match(gold: Ids, pred: Ids) -> float:
-    """1.0 if pred is the gold order, else 0.0."""
-    ranks = _ranks(gold, pred)
-    return float(ranks == list(range(len(ranks))))
-
-
-def head_match(gold: Ids, pred: Ids) -> float:
-    """1.0 if pred starts with the gold first sentence."""
-    return float(_ranks(gold, pred)[0] == 0)
-
-
-def tail_match(gold: Ids, pred: Ids) -> float:
-    """1.0 if pred ends with the gold last sentence."""
-    ranks = _ranks(gold, pred)
-    return float(ranks[-1] == len(ranks) - 1)
-
-
-def lcs_ratio(gold: Ids, pred: Ids) -> float:
-    """Longest common subsequence of pred and gold, over n.
-
-    Both are orders of the same distinct sentences, so the LCS is the longest increasing
-    subsequence of `ranks` (patience sorting, O(n log n)).
-    """
-    ranks = _ranks(gold, pred)
-    tails: list[int] = []  # tails[k] = smallest last rank of an increasing run of length k+1
-    for rank in ranks:
-        k = bisect_left(tails, rank)
-        if k == len(tails):
-            tails.append(rank)
-        else:
-            tails[k] = rank
-    return len(tails) / len(ranks)
-
-
-def coherence_l(gold: Ids, pred: Ids) -> float:
-    """Li et al.'s displacement penalty; 0.0 for the gold order and for n = 1.
-
-    With d[k] = k - ranks[k], each pair term is |(j - i) - (ranks[j] - ranks[i])| =
-    |d[j] - d[i]|, so the sum over pairs is the sum of pairwise absolute differences of d:
-    for d sorted ascending, sum_k (2k - n + 1) d[k].
-    """
-    ranks = _ranks(gold, pred)
-    n = len(ranks)
-    if n == 1:
-        return 0.0
-    shifts = sorted(k - rank for k, rank in enumerate(ranks))
-    total = sum((2 * k - n + 1) * shift for k, shift in enumerate(shifts))
-    return 2 * total / (n * (n - 1))
-
-
-# Metric key -> per-document function of (gold, pred); corpus values are their means.
-ORDER_METRICS: dict[str, Callable[[Ids, Ids], float]] = {
-    "tau": kendall_tau,
-    "acc": position_accuracy,
-    "pmr": perfect_match,
-    "head": head_match,
-    "tail": tail_match,
-    "lcs": lcs_ratio,
-    "coherence_L": coherence_l,
-}
-LOWER_IS_BETTER = frozenset({"coherence_L"})
-
-
-def document_metrics(gold: Ids, pred: Ids) -> dict[str, float]:
-    """Every order metric of one document, plus its sentence count under `N_SENTENCES`."""
-    n = len(_ranks(gold, pred))  # a bad pred fails here, before any metric
-    return {N_SENTENCES: n, **{key: metric(gold, pred) for key, metric in ORDER_METRICS.items()}}
-
-
-def score_documents(
-    pairs: Iterable[tuple[Ids, Ids]], include_trivial: bool = False
-) -> tuple[list[dict[str, float]], int]:
-    """Per-document metric dicts of the scored documents, and the number of trivial ones.
-
-    Trivial documents (n = 1) are validated and counted; with `include_trivial` they are
-    scored too (which gives them perfect values), otherwise they are left out.
-    """
-    per_doc, n_trivial = [], 0
-    for index, (gold, pred) in enumerate(pairs):
+def _score(
+    items: Iterable[tuple[str, Ids, Ids, Ids | None]], include_trivial: bool
+) -> ScoredCorpus:
+    """Score (label, gold, pred, noise) items; errors name the document by its label."""
+    documents, trivial, noisy = [], [], False
+    for label, gold, pred, noise in items:
         try:
-            values = document_metrics(gold, pred)
+            documents.append(document_metrics(gold, pred, noise))
         except ValueError as error:
-            raise ValueError(f"document #{index}: {error}") from error
-        trivial = values[N_SENTENCES] == 1
-        n_trivial += trivial
-        if include_trivial or not trivial:
-            per_doc.append(values)
-    return per_doc, n_trivial
+            raise ValueError(f"document {label}: {error}") from error
+        trivial.append(len(gold) == 1 and noise is None)
+        noisy = noisy or noise is not None
+    return ScoredCorpus(tuple(documents), tuple(trivial), include_trivial, noisy)
 
 
-def pooled_accuracy(per_doc: Sequence[Mapping[str, float]]) -> float:
-    """Total correct positions / total sentences over the documents (NaN if none)."""
-    sentences = sum(values[N_SENTENCES] for values in per_doc)
-    if sentences == 0:
-        return math.nan
-    correct = sum(round(values["acc"] * values[N_SENTENCES]) for values in per_doc)
-    return correct / sentences
+def score_documents(documents: Iterable[Sequence], include_trivial: bool = False) -> ScoredCorpus:
+    """Score `(gold, pred)` or `(gold, pred, noise)` documents; errors say `document #k`."""
+    items = (
+        (f"#{index}", doc[0], doc[1], doc[2] if len(doc) > 2 else None)
+        for index, doc in enumerate(documents)
+    )
+    return _score(items, include_trivial)
 
 
-def metric_keys(per_doc: Sequence[Mapping[str, float]]) -> list[str]:
-    """The metric keys of per-document dicts (`ORDER_METRICS` keys when there are none)."""
-    if not per_doc:
-        return list(ORDER_METRICS)
-    return [key for key in per_doc[0] if key != N_SENTENCES]
+def score_records(records: Iterable[Mapping], include_trivial: bool = False) -> ScoredCorpus:
+    """Score prediction records (mappings with `id`, `gold`, `pred`, optional `noise`)."""
+    return _score(
+        ((repr(r["id"]), r["gold"], r["pred"], r.get("noise")) for r in records),
+        include_trivial,
+    )
 
 
-def metric_means(per_doc: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    """Mean over documents of every metric key, and `acc_pooled`; NaN when there are none."""
-    count = len(per_doc)
-    means = {
-        key: math.fsum(values[key] for values in per_doc) / count if count else math.nan
-        for key in metric_keys(per_doc)
-    }
-    return {**means, "acc_pooled": pooled_accuracy(per_doc)}
+def metric_means(scored: ScoredCorpus) -> dict[str, float]:
+    """Every corpus metric of `scored` (NaN for a metric no document has)."""
+    keys, numer, denom = scored.terms()
+    values = ratio(numer.sum(axis=0), denom.sum(axis=0))  # (K,)
+    return {key: float(value) for key, value in zip(keys, values, strict=True)}
 
 
-def summarise(
-    per_doc: Sequence[Mapping[str, float]], n_trivial: int, include_trivial: bool
-) -> dict:
-    """Corpus figures from per-document dicts (see `corpus_metrics` for the keys)."""
-    if not per_doc:
+def summarise(scored: ScoredCorpus) -> dict:
+    """The corpus figures of a split in `metrics.json` (see the module docstring).
+
+    Metric means, `n_docs`, `n_docs_order` (noisy corpora), `n_trivial` and
+    `trivial_policy`. With no document to score, every metric is NaN and a
+    `NoScorableDocumentsWarning` is issued.
+    """
+    if not scored.counted:
         warnings.warn(
             "no scorable documents (the corpus is empty or only has one-sentence documents "
             "excluded by the trivial policy): every metric is NaN",
@@ -254,21 +207,16 @@ def summarise(
             stacklevel=2,
         )
     return {
-        **metric_means(per_doc),
-        "n_docs": len(per_doc),
-        "n_trivial": n_trivial,
-        "trivial_policy": TRIVIAL_COUNTED_PERFECT if include_trivial else TRIVIAL_EXCLUDED,
+        **metric_means(scored),
+        **scored.counts(),
+        "n_trivial": scored.n_trivial,
+        "trivial_policy": trivial_policy(scored.include_trivial),
     }
 
 
-def corpus_metrics(pairs: Iterable[tuple[Ids, Ids]], include_trivial: bool = False) -> dict:
-    """Corpus metrics of (gold, pred) pairs, per DESIGN section 4.
+def corpus_metrics(documents: Iterable[Sequence], include_trivial: bool = False) -> dict:
+    """Corpus metrics of `(gold, pred)` / `(gold, pred, noise)` documents (`summarise`).
 
-    Returns the mean over scored documents of every key of `ORDER_METRICS`, `acc_pooled`,
-    `n_docs` (documents scored), `n_trivial` (one-sentence documents seen, scored or not)
-    and `trivial_policy` ("excluded" or "counted_perfect"). With no document to score,
-    every metric is NaN, `n_docs` is 0 and a `NoScorableDocumentsWarning` is issued.
-    Raises ValueError if some pred is not a permutation of its gold.
+    Raises ValueError naming the document (`document #k`) if one breaks DESIGN section 3.
     """
-    per_doc, n_trivial = score_documents(pairs, include_trivial)
-    return summarise(per_doc, n_trivial, include_trivial)
+    return summarise(score_documents(documents, include_trivial))

@@ -2,10 +2,13 @@
 
 A record is `{"id", "gold", "pred"}` in sentence ids (a sentence's position in the
 original document), so it can be written to `predictions.jsonl` and re-scored by
-`python -m benchmark.score` without the model.
+`python -m benchmark.score` without the model. `with_meta` adds the document's `"meta"`
+(genre, source ...), which the breakdowns group by.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import torch
 import torch.distributed as dist
@@ -15,7 +18,8 @@ def records_from_batch(batch: dict, orders: torch.Tensor) -> list[dict]:
     """Map predicted presented indices (B, N), -1 padded, to sentence-id records."""
     gold_order = batch["gold_order"].tolist()  # (B, N) presented indices, -1 padded
     records = []
-    for b, (doc_id, sentence_ids) in enumerate(zip(batch["doc_ids"], batch["sentence_ids"])):
+    documents = zip(batch["doc_ids"], batch["sentence_ids"], strict=True)
+    for b, (doc_id, sentence_ids) in enumerate(documents):
         n = len(sentence_ids)
         pred = [sentence_ids[j] for j in orders[b, :n].tolist()]
         gold = [sentence_ids[j] for j in gold_order[b][:n]]
@@ -35,3 +39,10 @@ def gather_records(records: list[dict]) -> list[dict]:
         records = [record for shard in shards for record in shard]
     unique = {record["id"]: record for record in records}
     return [unique[doc_id] for doc_id in sorted(unique)]
+
+
+def with_meta(records: list[dict], documents: Iterable) -> list[dict]:
+    """Records with `"meta"`: the `.meta` of the document (`data.document.Document`) of
+    the same id."""
+    meta = {document.id: document.meta for document in documents}
+    return [{**record, "meta": meta[record["id"]]} for record in records]

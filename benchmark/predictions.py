@@ -4,9 +4,11 @@ One JSON object per line: `{"id": "doc-17", "gold": [0, 1, 2, 3], "pred": [2, 0,
 `gold` lists sentence ids (non-negative positions in the original document) in the
 correct order, `pred` in the predicted order. A document given distractor sentences lists
 their (negative) ids in `"noise": [-1, ...]`; its `pred` may then be any subset of gold +
-noise without repeats. Without noise, `pred` must hold exactly the ids of `gold`. Other
-keys (scores, beam log-probs) are kept as they are. Every rejection names the place
-(`file:line`, or `record #k` when writing) and the document.
+noise without repeats. Without noise, `pred` must hold exactly the ids of `gold`. An
+optional `"meta"` object (the document's meta, e.g. its genre) feeds the breakdowns;
+other keys (scores, beam log-probs) are kept as they are. Document ids are unique. Every
+rejection names the place (`file:line`, or `record #k` when writing), the document and
+every reason (`pred lacks id 3; pred has unknown id 7`).
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.atomic_io import atomic_write_text
-from benchmark.metrics import pred_problems, repeated_ids
+from benchmark.sentence_ids import document_problems
 
 REQUIRED_KEYS = ("id", "gold", "pred")
 NOISE_KEY = "noise"
+META_KEY = "meta"  # optional: the document's meta (genre, source ...), kept in `extra`
 
 
 class PredictionsError(ValueError):
@@ -85,20 +88,10 @@ def parse_record(obj: Any, where: str) -> Prediction:
     pred = _id_list(obj, "pred", fail)
     noise = None if obj.get(NOISE_KEY) is None else _id_list(obj, NOISE_KEY, fail)
 
-    if not gold:
-        fail("gold is empty: a document needs at least one sentence")
-    if negative := [i for i in gold if i < 0]:
-        fail(f"gold has negative id {negative[0]} (negative ids are reserved for noise)")
-    if repeats := repeated_ids(gold):
-        fail(f"gold repeats id {repeats[0]}")
-    if noise is not None:
-        if not_negative := [i for i in noise if i >= 0]:
-            fail(f"noise id {not_negative[0]} is not negative (distractors are -1, -2, ...)")
-        if repeats := repeated_ids(noise):
-            fail(f"noise repeats id {repeats[0]}")
-    allowed = gold if noise is None else gold + noise
-    if problems := pred_problems(allowed, pred, complete=noise is None):
+    if problems := document_problems(gold, pred, noise):
         fail("; ".join(problems))
+    if not isinstance(obj.get(META_KEY) or {}, Mapping):
+        fail(f"{META_KEY!r} must be a JSON object (breakdowns group documents by its fields)")
 
     extra = {key: value for key, value in obj.items() if key not in (*REQUIRED_KEYS, NOISE_KEY)}
     return Prediction(doc_id, gold, pred, noise, extra, where)

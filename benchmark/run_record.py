@@ -14,6 +14,7 @@ from benchmark.atomic_io import atomic_write_text
 
 RECORD_NAME = "metrics.json"
 PREDICTIONS_NAME = "predictions.jsonl"
+VOCAB_NAME = "vocab.json"  # the run's vocabulary, so a trained run can order new text
 
 
 def git_commit(repo: Path | None = None) -> str:

@@ -1,12 +1,15 @@
 """Score a predictions file: `python -m benchmark.score PREDICTIONS.jsonl`.
 
 Prints the corpus metrics of DESIGN section 4 as one JSON object on stdout: the keys of
-a split in `metrics.json` (`tau`, `acc`, `acc_pooled`, `pmr`, `head`, `tail`, `lcs`,
-`coherence_L`, `n_docs`, `n_trivial`, `trivial_policy`), computed by the same
-`corpus_metrics` as the training harness, so re-scoring a run's `predictions.jsonl`
-reproduces its `metrics.json`. `--bootstrap N` adds `ci`: a percentile-bootstrap interval
-over documents for every metric (DESIGN section 5). NaN (no scorable documents) is
-printed as null. Bad input: one line on stderr and exit status 2.
+a split in `metrics.json` (`tau`, `acc`, `pmr`, `head`, `tail`, `lcs`, `coherence_L`,
+`acc_pooled`, `pm_f`, `n_docs`, `n_trivial`, `trivial_policy`; for a file with
+distractors also `noise_acc` and `n_docs_order`), computed by the same
+`benchmark.metrics.summarise` as the training harness, so re-scoring a run's
+`predictions.jsonl` reproduces its `metrics.json`. `--bootstrap N` adds `ci`: a
+percentile-bootstrap interval over documents for every metric (DESIGN section 5);
+`--breakdowns` adds the figures by paragraph length and by categorical meta field.
+NaN (no scorable documents) is printed as null. Bad input: one line on stderr naming the
+file, line, document and reason, and exit status 2.
 """
 
 from __future__ import annotations
@@ -19,48 +22,55 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark.bootstrap import bootstrap_metrics
-from benchmark.metrics import score_documents, summarise
+from benchmark.bootstrap import CI_ALPHA, bootstrap_metrics
+from benchmark.breakdowns import breakdowns
+from benchmark.metrics import score_records, summarise
 from benchmark.predictions import Prediction, read_predictions
 
 EXIT_BAD_INPUT = 2
-CI_ALPHA = 0.05  # 95% intervals (DESIGN section 5)
 
 
-def score_records(
+def score_predictions(
     records: Sequence[Prediction],
     include_trivial: bool = False,
     n_bootstrap: int = 0,
     seed: int = 0,
+    with_breakdowns: bool = False,
 ) -> dict:
-    """Corpus metrics of validated records; with `n_bootstrap` > 0 also `ci` and `bootstrap`."""
-    for record in records:
-        if record.noise is not None:
-            raise ValueError(
-                f"{record.where}: document {record.id!r} has distractors ('noise'): scoring "
-                "the noise setting (pm_f, noise_acc) is not available yet"
-            )
-    per_doc, n_trivial = score_documents(((r.gold, r.pred) for r in records), include_trivial)
-    result = summarise(per_doc, n_trivial, include_trivial)
+    """Corpus figures of validated records.
+
+    With `n_bootstrap` > 0 also `ci` and `bootstrap` (its settings); with
+    `with_breakdowns` also `breakdowns` (`benchmark.breakdowns.breakdowns`).
+    """
+    mappings = [record.to_json() for record in records]
+    scored = score_records(mappings, include_trivial)
+    result = summarise(scored)
     if n_bootstrap > 0:
-        result["ci"] = bootstrap_metrics(per_doc, n_bootstrap, CI_ALPHA, seed)
+        result["ci"] = bootstrap_metrics(scored, n_bootstrap, CI_ALPHA, seed)
         result["bootstrap"] = {"n_resamples": n_bootstrap, "alpha": CI_ALPHA, "seed": seed}
+    if with_breakdowns:
+        result["breakdowns"] = breakdowns(mappings, include_trivial)
     return result
 
 
 def score_file(
-    path: str | Path, include_trivial: bool = False, n_bootstrap: int = 0, seed: int = 0
+    path: str | Path,
+    include_trivial: bool = False,
+    n_bootstrap: int = 0,
+    seed: int = 0,
+    with_breakdowns: bool = False,
 ) -> dict:
-    """Read, validate and score a `predictions.jsonl` (see `score_records`)."""
-    return score_records(read_predictions(path), include_trivial, n_bootstrap, seed)
+    """Read, validate and score a `predictions.jsonl` (see `score_predictions`)."""
+    records = read_predictions(path)
+    return score_predictions(records, include_trivial, n_bootstrap, seed, with_breakdowns)
 
 
-def _json_safe(value):
+def json_safe(value):
     """NaN and infinities -> None, recursively, so the output is standard JSON."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {key: _json_safe(item) for key, item in value.items()}
+        return {key: json_safe(item) for key, item in value.items()}
     return value
 
 
@@ -83,20 +93,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="add 95%% bootstrap CIs over documents from N resamples",
     )
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument(
+        "--breakdowns",
+        action="store_true",
+        help="add the figures by paragraph length and by categorical meta field",
+    )
     args = parser.parse_args(argv)
     if args.bootstrap < 0:
         parser.error(f"--bootstrap must be >= 0, got {args.bootstrap}")
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            result = score_file(args.predictions, args.include_trivial, args.bootstrap, args.seed)
+            result = score_file(
+                args.predictions, args.include_trivial, args.bootstrap, args.seed, args.breakdowns
+            )
     except (ValueError, OSError) as error:
         message = " ".join(str(error).split())
         print(f"benchmark.score: error: {message}", file=sys.stderr)
         return EXIT_BAD_INPUT
     for warning in caught:
         print(f"benchmark.score: warning: {warning.message}", file=sys.stderr)
-    print(json.dumps(_json_safe(result)))
+    print(json.dumps(json_safe(result)))
     return 0
 
 

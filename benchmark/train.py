@@ -16,14 +16,31 @@ from pathlib import Path
 import hydra
 import pytorch_lightning as pl
 from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
-from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint
+from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint, Timer
 
-from benchmark.bootstrap import bootstrap_summary
+from benchmark.atomic_io import atomic_write_text
+from benchmark.bootstrap import CI_ALPHA, bootstrap_summary
+from benchmark.breakdowns import breakdowns
+from benchmark.discrimination import add_to_record, discrimination_records
 from benchmark.lit_module import OrderingTask
+from benchmark.metrics import HEADLINE_ACCURACY
+from benchmark.prediction_records import gather_records, with_meta
 from benchmark.predictions import write_predictions
-from benchmark.run_record import PREDICTIONS_NAME, git_commit, write_run_record
+from benchmark.run_record import (
+    PREDICTIONS_NAME,
+    VOCAB_NAME,
+    git_commit,
+    read_run_record,
+    write_run_record,
+)
+from benchmark.sweep_failure import clear_failure, write_failure
+from benchmark.sweep_plan import CHECKPOINT_DIR, ResumeInfo, RunPlan, plan_run
+from benchmark.sweep_resolvers import register_resolvers
+from benchmark.sweep_submitit import prepare_processes, submitit_logs
+from benchmark.sweep_wandb import build_loggers, finish_wandb
 
 log = logging.getLogger(__name__)
 
@@ -57,50 +74,75 @@ def build_task(cfg: DictConfig, datamodule) -> OrderingTask:
     )
 
 
-def build_trainer(cfg: DictConfig, run_dir: Path) -> tuple[pl.Trainer, ModelCheckpoint]:
-    """The Trainer with model selection on valid (checkpoint + early stopping)."""
+def build_trainer(
+    cfg: DictConfig, run_dir: Path, plan: RunPlan
+) -> tuple[pl.Trainer, ModelCheckpoint, Timer]:
+    """The Trainer with model selection on valid (checkpoint + early stopping), resumable:
+    `last.ckpt` after every validation, the training time carried across resumes (the
+    `Timer` also enforces `trainer.max_time`), and the W&B run id of `plan`."""
     checkpoint = ModelCheckpoint(
-        dirpath=run_dir / "checkpoints",
+        dirpath=run_dir / CHECKPOINT_DIR,
         filename="best",
         monitor=cfg.early_stopping.monitor,
         mode="max",
         save_last=True,
+        enable_version_counter=False,  # a fresh start replaces stale files, no best-v1.ckpt
     )
-    callbacks = [checkpoint]
+    timer = Timer(duration=cfg.trainer.get("max_time"))
+    callbacks = [checkpoint, timer, ResumeInfo(run_dir, plan)]
     if cfg.early_stopping.patience:
         callbacks.append(
             EarlyStopping(
                 monitor=cfg.early_stopping.monitor, mode="max", patience=cfg.early_stopping.patience
             )
         )
-    loggers = [instantiate(logger_cfg) for logger_cfg in (cfg.logger or {}).values()]
+    loggers = build_loggers(cfg.logger, plan)
     trainer = instantiate(
-        cfg.trainer, callbacks=callbacks, logger=loggers or False, default_root_dir=run_dir
+        cfg.trainer,
+        max_time=None,  # enforced by the Timer above
+        use_distributed_sampler=False,  # the DataModule shards its batches (data/sampler.py)
+        callbacks=callbacks,
+        logger=loggers or False,
+        default_root_dir=run_dir,
     )
-    return trainer, checkpoint
+    return trainer, checkpoint, timer
 
 
-def run(cfg: DictConfig, run_dir: Path) -> dict:
-    """Train (unless the model has nothing to learn), select on valid, test once."""
+def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
+    """Train (unless the model has nothing to learn; from `plan.ckpt_path` when resuming),
+    select on valid, test once."""
     pl.seed_everything(cfg.seed, workers=True)
     datamodule = build_datamodule(cfg)
     datamodule.prepare_data()
     datamodule.setup("fit")
+    atomic_write_text(run_dir / VOCAB_NAME, datamodule.vocab.to_json())  # same on every rank
     task = build_task(cfg, datamodule)
-    trainer, checkpoint = build_trainer(cfg, run_dir)
+    trainer, checkpoint, timer = build_trainer(cfg, run_dir, plan)
 
-    started = time.perf_counter()
     trainable = getattr(task.net, "trainable", True)
     if trainable:
-        trainer.fit(task, datamodule=datamodule)
-    train_seconds = time.perf_counter() - started
+        if plan.ckpt_path is not None:
+            log.info("resuming from %s", plan.ckpt_path)
+        trainer.fit(task, datamodule=datamodule, ckpt_path=plan.ckpt_path)
+    train_seconds = timer.time_elapsed("train")  # includes the sessions before a resume
     ckpt_path = "best" if trainable and checkpoint.best_model_path else None
     trainer.validate(task, datamodule=datamodule, ckpt_path=ckpt_path, verbose=False)
     trainer.test(task, datamodule=datamodule, ckpt_path=ckpt_path, verbose=False)
+    disc_records = (  # order discrimination with the tested model; each process its share
+        gather_records(discrimination_records(
+            task.net, datamodule, "test", device=trainer.strategy.root_device
+        ))
+        if cfg.evaluate_discrimination
+        else None
+    )
 
     if not trainer.is_global_zero:
         return {}
-    write_predictions(run_dir / PREDICTIONS_NAME, task.split_records["test"])
+    split_records = {  # with each document's meta, for the breakdowns
+        split: with_meta(records, datamodule.documents[split])
+        for split, records in task.split_records.items()
+    }
+    write_predictions(run_dir / PREDICTIONS_NAME, split_records["test"])
     record = {
         "model": cfg.model.name,
         "dataset": cfg.dataset.name,
@@ -112,7 +154,11 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
                 records, include_trivial=cfg.include_trivial,
                 n_resamples=cfg.bootstrap_resamples, seed=cfg.protocol_seed,
             )
-            for split, records in task.split_records.items()
+            for split, records in split_records.items()
+        },
+        "breakdowns": {
+            split: breakdowns(records, include_trivial=cfg.include_trivial)
+            for split, records in split_records.items()
         },
         "n_params": sum(p.numel() for p in task.net.parameters()),
         "train_seconds": round(train_seconds, 2),
@@ -124,6 +170,13 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
         "protocol": {
             "protocol_seed": cfg.protocol_seed,
             "trivial_policy": task.split_metrics["test"]["trivial_policy"],
+            "accuracy": HEADLINE_ACCURACY,  # the leaderboard's accuracy; acc_pooled beside it
+            "ci": {
+                "method": "percentile bootstrap over documents",
+                "n_resamples": cfg.bootstrap_resamples,
+                "alpha": CI_ALPHA,
+                "seed": cfg.protocol_seed,
+            },
             "val_beam_size": cfg.model.val_beam_size,
             "test_beam_size": cfg.model.beam_size,
             "selection": f"{cfg.early_stopping.monitor} (valid only)",
@@ -132,16 +185,44 @@ def run(cfg: DictConfig, run_dir: Path) -> dict:
         "git_commit": git_commit(),
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
+    if disc_records is not None:
+        add_to_record(record, "test", disc_records, cfg.bootstrap_resamples, cfg.protocol_seed)
     write_run_record(run_dir, record)
     return record
 
 
+register_resolvers()
+
+
 @hydra.main(version_base="1.3", config_path="../conf", config_name="config")
 def main(cfg: DictConfig) -> None:
+    """One run: skipped when finished with the same config, resumed from `last.ckpt`
+    when interrupted (`benchmark.sweep_plan`). A failure leaves `failed.json` in the run
+    directory; inside a multirun it is logged and the sweep goes on with the next run."""
     os.environ.setdefault("WANDB_MODE", "offline")
-    run_dir = Path(HydraConfig.get().runtime.output_dir)
-    record = run(cfg, run_dir)
+    hydra_cfg = HydraConfig.get()
+    run_dir = Path(hydra_cfg.runtime.output_dir)
+    multirun = hydra_cfg.mode == RunMode.MULTIRUN
+    failed = False
+    try:
+        prepare_processes(cfg, multirun)
+        plan = plan_run(run_dir, cfg)
+        if plan.action == "skip":
+            log.info("%s: finished with this config, skipped (rerun=true trains it again)", run_dir)
+            record = read_run_record(run_dir)
+        else:
+            record = run(cfg, run_dir, plan)
+    except Exception as error:
+        failed = True
+        write_failure(run_dir, error, [run_dir / f"{hydra_cfg.job.name}.log", *submitit_logs()])
+        if not multirun:
+            raise
+        log.exception("%s: run failed; the sweep goes on", run_dir)
+        return
+    finally:
+        finish_wandb(failed)
     if record:
+        clear_failure(run_dir)
         print(json.dumps({"run_dir": str(run_dir), "test": record["split"]["test"]}, indent=2))
 
 

@@ -10,6 +10,8 @@ sentences in the PRESENTED (shuffled) order:
 - ``gold_order`` LongTensor (B, N): ``gold_order[b, k]`` = presented index of the sentence
   that belongs at position k; -1 beyond the document's gold sentences
 - ``doc_ids`` list[str]; ``sentence_ids`` list[list[int]]: gold id of each presented sentence
+- ``texts`` list[list[str]] (only when every example carries its text): the raw text of each
+  presented sentence, for encoders that read text rather than word ids (pretrained MiniLM)
 
 Sentences longer than ``max_tokens`` are truncated (their first ``max_tokens`` tokens); an
 empty sentence becomes one <unk>. Sentences with a negative id (distractors, DESIGN
@@ -32,14 +34,21 @@ class Example:
     doc_id: str
     sentences: list[list[int]]  # word ids of each presented sentence
     sentence_ids: list[int]  # gold id of each presented sentence
+    texts: list[str] | None = None  # raw text of each presented sentence, when known
 
 
 def make_example(
-    doc_id: str, token_ids: list[list[int]], permutation: list[int], max_tokens: int
+    doc_id: str,
+    token_ids: list[list[int]],
+    permutation: list[int],
+    max_tokens: int,
+    texts: list[str] | None = None,
 ) -> Example:
-    """Present the sentences of a document (gold order ``token_ids``) as ``permutation``."""
+    """Present the sentences of a document (gold order ``token_ids``, and ``texts`` when
+    given) as ``permutation``."""
     sentences = [token_ids[i][:max_tokens] or [UNK_ID] for i in permutation]
-    return Example(doc_id, sentences, list(permutation))
+    presented_texts = None if texts is None else [texts[i] for i in permutation]
+    return Example(doc_id, sentences, list(permutation), presented_texts)
 
 
 def collate(examples: list[Example]) -> dict:
@@ -58,7 +67,7 @@ def collate(examples: list[Example]) -> dict:
         gold = sorted((i, j) for j, i in enumerate(ex.sentence_ids) if i >= 0)
         gold_order[b, : len(gold)] = torch.tensor([j for _, j in gold], dtype=torch.long)
     sentence_mask = torch.arange(n_max).unsqueeze(0) < n_sentences.unsqueeze(1)  # (B, N)
-    return {
+    batch = {
         "tokens": tokens,
         "token_lengths": token_lengths,
         "sentence_mask": sentence_mask,
@@ -67,3 +76,6 @@ def collate(examples: list[Example]) -> dict:
         "doc_ids": [ex.doc_id for ex in examples],
         "sentence_ids": [list(ex.sentence_ids) for ex in examples],
     }
+    if all(ex.texts is not None for ex in examples):
+        batch["texts"] = [list(ex.texts) for ex in examples]
+    return batch

@@ -6,6 +6,8 @@ batches, following the evaluation protocol of DESIGN section 5.
 - Valid/test: one fixed permutation per document from (``name``, split, id,
   ``protocol_seed``), identical for every model and training seed; every document exactly
   once, in a deterministic order (sorted by size); nothing is dropped.
+- Under DDP each process takes its share of the batches (``data.sampler``); the harness
+  de-duplicates repeated documents when it gathers predictions.
 - Sentences longer than ``max_sentence_tokens`` are truncated; documents are never dropped.
 - The gold order never leaks: candidates appear in the presented order only, and the
   presented order depends on the document id, not on its content or gold order.
@@ -162,7 +164,12 @@ class OrderingDataModule(pl.LightningDataModule):
                     for d in docs
                 ]
             self.datasets[split] = OrderingDataset(
-                [d.id for d in docs], token_ids, self.max_sentence_tokens, fixed, self.seed
+                [d.id for d in docs],
+                token_ids,
+                self.max_sentence_tokens,
+                fixed,
+                self.seed,
+                texts=[list(d.sentences) for d in docs],
             )
         if self.embeddings is not None:
             self.pretrained_embeddings, self.n_pretrained_found = pretrained_embeddings(
@@ -208,10 +215,17 @@ class OrderingDataModule(pl.LightningDataModule):
             num_workers=self.num_workers,
         )
 
+    def _shard(self) -> dict:
+        """This process's share of every pass (``num_replicas``, ``rank``) under a Trainer."""
+        if self.trainer is None:
+            return {}
+        return {"num_replicas": self.trainer.world_size, "rank": self.trainer.global_rank}
+
     def train_dataloader(self) -> DataLoader:
         dataset = self._dataset("train")
         self._train_sampler = BucketBatchSampler(
-            dataset.sizes(), self.batch_size, shuffle=True, seed=self.seed, epoch=self.epoch
+            dataset.sizes(), self.batch_size, shuffle=True, seed=self.seed, epoch=self.epoch,
+            **self._shard(),
         )
         return self._loader("train", self._train_sampler)
 
@@ -220,7 +234,8 @@ class OrderingDataModule(pl.LightningDataModule):
         if split not in EVAL_SPLITS:
             raise ValueError(f"evaluation split must be one of {EVAL_SPLITS}, got {split!r}")
         sizes = self._dataset(split).sizes()
-        return self._loader(split, BucketBatchSampler(sizes, self.eval_batch_size, shuffle=False))
+        sampler = BucketBatchSampler(sizes, self.eval_batch_size, shuffle=False, **self._shard())
+        return self._loader(split, sampler)
 
     def val_dataloader(self) -> DataLoader:
         return self.eval_dataloader("valid")

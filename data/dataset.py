@@ -20,9 +20,11 @@ class OrderingDataset(Dataset):
         max_tokens: int,
         fixed_permutations: list[list[int]] | None = None,
         seed: int = 0,
+        texts: list[list[str]] | None = None,  # raw sentences (gold order), for text encoders
     ) -> None:
         self.doc_ids = doc_ids
         self.token_ids = token_ids
+        self.texts = texts
         self.max_tokens = max_tokens
         self.fixed_permutations = fixed_permutations
         self.seed = seed
@@ -42,6 +44,7 @@ class OrderingDataset(Dataset):
             self.token_ids[index],
             self.permutation(index, epoch),
             self.max_tokens,
+            None if self.texts is None else self.texts[index],
         )
 
     def sizes(self) -> list[tuple[int, int]]:

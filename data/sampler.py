@@ -6,6 +6,13 @@ cut into batches, and the batches are shuffled — all seeded by (seed, epoch). 
 (``shuffle=False``): one deterministic pass sorted by size (stable). No batch is dropped;
 every document appears exactly once per pass. Each yielded key is (document index, epoch),
 so the epoch travels with the index into worker processes.
+
+Distributed (``num_replicas > 1``): every process builds the same batches, the list is
+padded by repeating it from the start to a multiple of ``num_replicas``, and process
+``rank`` takes every ``num_replicas``-th batch from position ``rank``. All processes get
+the same number of batches; over all processes every document appears at least once, and a
+repeated document is de-duplicated by id when predictions are gathered
+(``benchmark.prediction_records.gather_records``).
 """
 
 from __future__ import annotations
@@ -30,37 +37,48 @@ class BucketBatchSampler(Sampler[list[Key]]):
         seed: int = 0,
         epoch: int = 0,
         pool_batches: int = 50,
+        num_replicas: int = 1,  # processes sharing the pass (DDP world size)
+        rank: int = 0,  # this process, 0 <= rank < num_replicas
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if not 0 <= rank < num_replicas:
+            raise ValueError(f"need 0 <= rank < num_replicas, got rank {rank} of {num_replicas}")
         self.sizes = sizes
         self.batch_size = batch_size
         self.shuffle = shuffle
         self.seed = seed
         self.epoch = epoch
         self.pool = batch_size * pool_batches
+        self.num_replicas = num_replicas
+        self.rank = rank
 
     def set_epoch(self, epoch: int) -> None:
         self.epoch = epoch
 
     def __len__(self) -> int:
-        return math.ceil(len(self.sizes) / self.batch_size)
+        return math.ceil(math.ceil(len(self.sizes) / self.batch_size) / self.num_replicas)
 
     def _cut(self, indices: list[int]) -> list[list[int]]:
         indices = sorted(indices, key=self.sizes.__getitem__)
         return [indices[i : i + self.batch_size] for i in range(0, len(indices), self.batch_size)]
 
+    def _all_batches(self) -> list[list[int]]:
+        """The batches of the whole pass, identical on every process."""
+        if not self.shuffle:
+            return self._cut(list(range(len(self.sizes))))
+        rng = np.random.default_rng([_BATCH_STREAM, self.seed, self.epoch])
+        order = rng.permutation(len(self.sizes)).tolist()
+        batches = [
+            batch
+            for start in range(0, len(order), self.pool)
+            for batch in self._cut(order[start : start + self.pool])
+        ]
+        return [batches[i] for i in rng.permutation(len(batches))]
+
     def __iter__(self) -> Iterator[list[Key]]:
-        if self.shuffle:
-            rng = np.random.default_rng([_BATCH_STREAM, self.seed, self.epoch])
-            order = rng.permutation(len(self.sizes)).tolist()
-            batches = [
-                batch
-                for start in range(0, len(order), self.pool)
-                for batch in self._cut(order[start : start + self.pool])
-            ]
-            batches = [batches[i] for i in rng.permutation(len(batches))]
-        else:
-            batches = self._cut(list(range(len(self.sizes))))
-        for batch in batches:
+        batches = self._all_batches()
+        padding = len(self) * self.num_replicas - len(batches)
+        batches = batches + [batches[i % len(batches)] for i in range(padding)]
+        for batch in batches[self.rank :: self.num_replicas]:
             yield [(index, self.epoch) for index in batch]

@@ -51,8 +51,11 @@ class Vocab:
     def encode(self, tokens: Iterable[str]) -> list[int]:
         return [self.stoi.get(token, UNK_ID) for token in tokens]
 
+    def to_json(self) -> str:
+        return json.dumps({"itos": self.itos}, ensure_ascii=False)
+
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps({"itos": self.itos}, ensure_ascii=False), "utf-8")
+        Path(path).write_text(self.to_json(), "utf-8")
 
     @classmethod
     def load(cls, path: str | Path) -> Vocab:

@@ -4,7 +4,9 @@ Every architecture is sentence encoder -> paragraph encoder -> pointer decoder. 
 protocols fix what passes between the parts, so a preset can swap any one of them (an
 LSTM, CNN or attention sentence encoder; an LSTM or self-attention paragraph encoder;
 an LSTM or Transformer pointer decoder) without touching the others, and so the generic
-searches (`greedy_search`, `beam_search`) can drive any decoder one step at a time.
+searches (`greedy_search`, `beam_search`) can drive any decoder one step at a time. A
+sentence encoder reads embedded words (`SentenceEncoder`) or, for pretrained encoders with
+their own tokeniser, the raw text (`TextSentenceEncoder`).
 """
 
 from typing import NamedTuple, Protocol
@@ -18,7 +20,7 @@ class ParagraphEncoding(NamedTuple):
     """Output of a paragraph encoder."""
 
     contexts: Tensor  # (B, N, h) one vector per presented sentence (zeros at padding)
-    state: Tensors  # decoder initial state, each (B, h_dec); e.g. an LSTM's (h, c)
+    state: Tensors  # each (B, h_dec): an LSTM's final (h, c), or a pooled paragraph vector (v,)
 
 
 class SentenceEncoder(Protocol):
@@ -28,6 +30,18 @@ class SentenceEncoder(Protocol):
 
     def __call__(self, words: Tensor, lengths: Tensor) -> Tensor:
         """words (S, T, e), lengths (S,) -> (S, output_dim); rows of length 0 give zeros."""
+        ...
+
+
+class TextSentenceEncoder(Protocol):
+    """Raw sentence text -> one vector per sentence (pretrained encoders with their own
+    tokeniser, e.g. MiniLM); used by a model built without a word embedding."""
+
+    output_dim: int
+
+    def __call__(self, texts: list[list[str]], num: int) -> Tensor:
+        """texts[b] = presented sentences of document b -> (B, num, output_dim), zeros at
+        padding (positions >= len(texts[b]))."""
         ...
 
 
@@ -48,8 +62,10 @@ class PointerDecoder(Protocol):
     search can expand and reorder them with `reindex`.
     """
 
-    def start(self, sentences: Tensor, encoding: ParagraphEncoding) -> tuple[Tensors, Tensors]:
-        """sentences (B, N, d) -> (memory, initial state)."""
+    def start(
+        self, sentences: Tensor, encoding: ParagraphEncoding, mask: Tensor
+    ) -> tuple[Tensors, Tensors]:
+        """sentences (B, N, d), mask (B, N) real sentences -> (memory, initial state)."""
         ...
 
     def step(

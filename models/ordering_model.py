@@ -15,7 +15,13 @@ from models.batch import check_batch
 from models.beam_search import beam_search
 from models.candidates import order_log_prob, validate_orders
 from models.greedy_search import greedy_search
-from models.interfaces import ParagraphEncoder, ParagraphEncoding, PointerDecoder, SentenceEncoder
+from models.interfaces import (
+    ParagraphEncoder,
+    ParagraphEncoding,
+    PointerDecoder,
+    SentenceEncoder,
+    TextSentenceEncoder,
+)
 
 
 class OrderingModel(nn.Module):
@@ -23,10 +29,10 @@ class OrderingModel(nn.Module):
 
     def __init__(
         self,
-        sentence_encoder: SentenceEncoder,
+        sentence_encoder: SentenceEncoder | TextSentenceEncoder,
         paragraph_encoder: ParagraphEncoder,
         decoder: PointerDecoder,
-        embedding: nn.Module,
+        embedding: nn.Module | None,  # None: the sentence encoder reads batch["texts"]
     ):
         super().__init__()
         self.embedding = embedding
@@ -37,20 +43,33 @@ class OrderingModel(nn.Module):
     def encode(self, batch: dict) -> tuple[Tensor, ParagraphEncoding]:
         """batch -> sentence vectors (B, N, d) and the paragraph encoding."""
         check_batch(batch)
+        sentences = self.sentence_vectors(batch)  # (B, N, d)
+        return sentences, self.paragraph_encoder(sentences, batch["sentence_mask"])
+
+    def sentence_vectors(self, batch: dict) -> Tensor:
+        """batch -> (B, N, d): from embedded word ids, or from the raw text when the model
+        has no word embedding (a pretrained text encoder)."""
         tokens = batch["tokens"]
         batch_size, num, length = tokens.shape
+        if self.embedding is None:
+            if "texts" not in batch:
+                raise ValueError(
+                    "batch is missing key 'texts' (raw sentences), which this model's "
+                    "sentence encoder reads"
+                )
+            return self.sentence_encoder(batch["texts"], num)  # (B, N, d)
         words = self.embedding(tokens.reshape(batch_size * num, length))  # (B*N, T, e)
         lengths = batch["token_lengths"].reshape(batch_size * num)  # (B*N,)
         vectors = self.sentence_encoder(words, lengths)  # (B*N, d)
-        sentences = vectors.view(batch_size, num, -1)  # (B, N, d)
-        return sentences, self.paragraph_encoder(sentences, batch["sentence_mask"])
+        return vectors.view(batch_size, num, -1)  # (B, N, d)
 
     def pointer_logits(self, batch: dict, orders: Tensor) -> Tensor:
         """Teacher-forced masked pointer scores (B, N, N) for orders (B, N), -1 padded."""
         validate_orders(orders, batch["n_sentences"])
         sentences, encoding = self.encode(batch)
-        memory, state = self.decoder.start(sentences, encoding)
-        return self.decoder.teacher_forced(memory, state, orders, batch["sentence_mask"])
+        mask = batch["sentence_mask"]
+        memory, state = self.decoder.start(sentences, encoding, mask)
+        return self.decoder.teacher_forced(memory, state, orders, mask)
 
     def forward(self, batch: dict) -> Tensor:
         """logits (B, N, N): [b, k, j] scores presented sentence j at step k after the gold
@@ -73,8 +92,8 @@ class OrderingModel(nn.Module):
         if isinstance(beam_size, bool) or not isinstance(beam_size, int) or beam_size < 1:
             raise ValueError(f"beam_size must be an integer >= 1, got {beam_size!r}")
         sentences, encoding = self.encode(batch)
-        memory, state = self.decoder.start(sentences, encoding)
         available = batch["sentence_mask"]
+        memory, state = self.decoder.start(sentences, encoding, available)
         if beam_size == 1:
             return greedy_search(self.decoder, memory, state, available)
         return beam_search(self.decoder, memory, state, available, beam_size)

@@ -7,6 +7,11 @@ chosen at step k-1 (a learned start vector, or zeros, at step 0); its state d_k 
 every presented sentence with the additive pointer u_j = v^T tanh(W1 e_j + W2 d_k)
 (`AdditivePointer`). Already-placed and padding sentences are masked.
 
+Started from a paragraph vector v alone (paragraph state `(v,)`), the decoder begins at
+h0 = v, c0 = 0; with `learned_start=False` its step-0 input is x0 = 0. Together these are
+the decoder of Cui et al. (2018), "Deep Attentive Sentence Ordering Network" (ATTOrderNet):
+an LSTM pointer network (512 units) initialised from the mean-pooled paragraph vector.
+
 Two paths share the same weights: `teacher_forced` runs all steps at once on given
 orders (training, log-probabilities); `step` runs one step for the searches.
 """
@@ -39,9 +44,18 @@ class LSTMPointerDecoder(nn.Module):
         else:
             self.register_buffer("start_input", torch.zeros(input_dim), persistent=False)
 
-    def start(self, sentences: Tensor, encoding: ParagraphEncoding) -> tuple[Tensors, Tensors]:
-        """sentences (B, N, d) -> memory (sentences, pointer keys (B, N, a)), state (h, c)."""
-        hidden, cell = encoding.state
+    def start(
+        self, sentences: Tensor, encoding: ParagraphEncoding, mask: Tensor
+    ) -> tuple[Tensors, Tensors]:
+        """sentences (B, N, d) -> memory (sentences, pointer keys (B, N, a)), state (h, c).
+
+        encoding.state is an LSTM's (h, c), or (v,): h0 = v, c0 = 0. The pointer masks
+        padding through `available`, so `mask` is not needed here."""
+        if len(encoding.state) == 1:
+            (hidden,) = encoding.state
+            cell = torch.zeros_like(hidden)
+        else:
+            hidden, cell = encoding.state
         if hidden.shape[-1] != self.hidden_dim or cell.shape[-1] != self.hidden_dim:
             raise ValueError(
                 f"paragraph encoder state has width {hidden.shape[-1]}/{cell.shape[-1]}, "

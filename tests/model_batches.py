@@ -1,16 +1,19 @@
-"""Helpers for model tests: batch dicts (the spec's format) from token-id sentences, a tiny
-lstm_ptrnet, and an order-validity check."""
+"""Helpers for model tests: batch dicts (the spec's format) from token-id sentences, tiny
+instances of every preset, and an order-validity check."""
 
 import random
+from itertools import permutations
 
 import torch
 
-from models.presets import lstm_ptrnet
+from models import presets
 
 
-def make_batch(docs, perms=None, doc_ids=None):
+def make_batch(docs, perms=None, doc_ids=None, words=None):
     """docs[b]: document b's sentences in GOLD order, each a list of >= 1 token ids.
     perms[b][j]: gold id of the sentence presented at position j (identity when None).
+    batch["texts"] (for text encoders) spells each sentence with words[token id], or
+    "word<id>" when `words` is None.
     """
     perms = perms or [list(range(len(doc))) for doc in docs]
     doc_ids = doc_ids or [f"doc-{b}" for b in range(len(docs))]
@@ -36,7 +39,16 @@ def make_batch(docs, perms=None, doc_ids=None):
         "gold_order": gold,
         "doc_ids": list(doc_ids),
         "sentence_ids": [list(perm) for perm in perms],
+        "texts": [
+            [sentence_text(doc[i], words) for i in perm]
+            for doc, perm in zip(docs, perms, strict=True)
+        ],
     }
+
+
+def sentence_text(token_ids, words=None):
+    """A stand-in text for a sentence of token ids: words[id] or "word<id>" per token."""
+    return " ".join(words[t] if words else f"word{t}" for t in token_ids) + "."
 
 
 def random_docs(rng: random.Random, sizes, vocab_size=30, max_tokens=6):
@@ -70,17 +82,41 @@ def sub_batch(batch, index):
         "gold_order": batch["gold_order"][index : index + 1, :n],
         "doc_ids": batch["doc_ids"][index : index + 1],
         "sentence_ids": batch["sentence_ids"][index : index + 1],
+        "texts": batch["texts"][index : index + 1],
     }
+
+
+# Small settings of every trainable preset (vocabulary of 30 word ids).
+TINY_SETTINGS = {
+    "lstm_ptrnet": dict(embedding_dim=8, sentence_hidden_dim=12, hidden_dim=10, attention_dim=7),
+    "cnn_ptrnet": dict(embedding_dim=8, num_filters=12, hidden_dim=10, attention_dim=7),
+    "attordernet": dict(embedding_dim=8, sentence_hidden_dim=6, hidden_dim=16, ff_dim=24),
+    "attordernet_att": dict(
+        embedding_dim=10, sentence_layers=2, sentence_ff_dim=16, hidden_dim=16, ff_dim=24
+    ),
+    "attordernet_cnn": dict(embedding_dim=8, num_filters=12, hidden_dim=16, ff_dim=24),
+    "han": dict(embedding_dim=8, hidden_dim=16, num_blocks=2, word_lstm_layers=1),
+    "minilm_ptrnet": dict(hidden_dim=16, paragraph_layers=1, ff_dim=24),
+}
+PRESETS = tuple(TINY_SETTINGS)
+# presets whose paragraph encoder is order-free (self-attention without positions)
+SET_ENCODERS = ("attordernet", "attordernet_att", "attordernet_cnn", "han", "minilm_ptrnet")
+
+
+def tiny_preset(name, seed=0, **overrides):
+    """A small instance of preset `name` in eval mode; learned start vectors are non-zero."""
+    torch.manual_seed(seed)
+    model = getattr(presets, name)(vocab_size=30, **(TINY_SETTINGS[name] | overrides))
+    start = getattr(model.decoder, "start_input", None)
+    if isinstance(start, torch.nn.Parameter):
+        with torch.no_grad():
+            start.normal_()
+    return model.eval()
 
 
 def tiny_model(seed=0, **overrides):
     """A small lstm_ptrnet in eval mode with a non-zero learned start vector."""
-    torch.manual_seed(seed)
-    settings = dict(embedding_dim=8, sentence_hidden_dim=12, hidden_dim=10, attention_dim=7)
-    model = lstm_ptrnet(vocab_size=30, **(settings | overrides))
-    with torch.no_grad():
-        model.decoder.start_input.normal_()
-    return model.eval()
+    return tiny_preset("lstm_ptrnet", seed, **overrides)
 
 
 def assert_valid_orders(orders, n):
@@ -88,3 +124,18 @@ def assert_valid_orders(orders, n):
     for row, size in zip(orders.tolist(), n.tolist(), strict=True):
         assert sorted(row[:size]) == list(range(size))
         assert row[size:] == [-1] * (len(row) - size)
+
+
+def repeat_document(batch, index, count):
+    """Document `index` of `batch`, `count` times over (to score many orders at once)."""
+    return {
+        key: value[index : index + 1].expand(count, *value.shape[1:])
+        if torch.is_tensor(value)
+        else [value[index]] * count
+        for key, value in batch.items()
+    }
+
+
+def all_orders(size, num):
+    """Every order of `size` sentences as rows of a (size!, num) tensor, -1 padded."""
+    return torch.tensor([list(p) + [-1] * (num - size) for p in permutations(range(size))])

@@ -8,7 +8,15 @@ import torch
 from models.beam_search import beam_search
 from models.candidates import mask_scores
 from models.greedy_search import greedy_search
-from tests.model_batches import assert_valid_orders, random_batch, tiny_model
+from tests.model_batches import (
+    PRESETS,
+    all_orders,
+    assert_valid_orders,
+    random_batch,
+    repeat_document,
+    tiny_model,
+    tiny_preset,
+)
 
 
 class TransitionDecoder:
@@ -88,8 +96,8 @@ SIZES = [4, 1, 5, 2, 3, 5]
 def test_beam_one_equals_greedy():
     model, batch = tiny_model(seed=1), random_batch(11, SIZES)
     sentences, encoding = model.encode(batch)
-    memory, state = model.decoder.start(sentences, encoding)
     mask = batch["sentence_mask"]
+    memory, state = model.decoder.start(sentences, encoding, mask)
     greedy, greedy_scores = greedy_search(model.decoder, memory, state, mask)
     beam, beam_scores = beam_search(model.decoder, memory, state, mask, beam_size=1)
     assert torch.equal(greedy, beam)
@@ -103,15 +111,8 @@ def test_wide_beam_is_the_brute_force_argmax(seed):
     orders, scores = model.search(batch, beam_size=120)  # 120 = 5!
     assert_valid_orders(orders, batch["n_sentences"])
     for b, size in enumerate(SIZES):
-        candidates = torch.tensor(
-            [list(p) + [-1] * (5 - size) for p in permutations(range(size))]
-        )  # (size!, N)
-        repeated = {
-            key: value[b : b + 1].expand(len(candidates), *value.shape[1:])
-            for key, value in batch.items()
-            if torch.is_tensor(value)
-        }
-        log_probs = model.log_prob(repeated, candidates)  # (size!,)
+        candidates = all_orders(size, 5)  # (size!, N)
+        log_probs = model.log_prob(repeat_document(batch, b, len(candidates)), candidates)
         assert orders[b].tolist() == candidates[log_probs.argmax()].tolist()
         torch.testing.assert_close(scores[b], log_probs.max(), atol=1e-5, rtol=0)
 
@@ -127,3 +128,25 @@ def test_search_is_deterministic():
     model, batch = tiny_model(seed=4), random_batch(40, SIZES)
     first = model.decode(batch, beam_size=5)
     assert torch.equal(first, model.decode(batch, beam_size=5))
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_every_preset_beam_one_is_greedy_and_wide_beam_is_exact(preset):
+    """Beam 1 == greedy; beam >= n! (120 for n <= 5) == the brute-force argmax of log_prob."""
+    model, batch = tiny_preset(preset, seed=5), random_batch(50, SIZES)
+    greedy, greedy_scores = model.search(batch, beam_size=1)
+    sentences, encoding = model.encode(batch)
+    mask = batch["sentence_mask"]
+    memory, state = model.decoder.start(sentences, encoding, mask)
+    with torch.no_grad():
+        beam, beam_scores = beam_search(model.decoder, memory, state, mask, beam_size=1)
+    assert torch.equal(greedy, beam)
+    torch.testing.assert_close(greedy_scores, beam_scores)
+    orders, scores = model.search(batch, beam_size=120)
+    assert_valid_orders(orders, batch["n_sentences"])
+    assert (scores >= greedy_scores - 1e-5).all()
+    for b, size in enumerate(SIZES):
+        candidates = all_orders(size, 5)  # (size!, N)
+        log_probs = model.log_prob(repeat_document(batch, b, len(candidates)), candidates)
+        assert orders[b].tolist() == candidates[log_probs.argmax()].tolist()
+        torch.testing.assert_close(scores[b], log_probs.max(), atol=1e-5, rtol=0)

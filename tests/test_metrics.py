@@ -1,4 +1,7 @@
-"""Hand-worked cases for every order metric, input validation and corpus aggregation."""
+"""Hand-worked cases for every order metric, input validation and corpus aggregation.
+
+The noise metrics and noisy corpora are in `test_metrics_noise.py`.
+"""
 
 from __future__ import annotations
 
@@ -9,19 +12,22 @@ import pytest
 
 from benchmark.metrics import (
     N_SENTENCES,
+    NOISE_METRICS,
     ORDER_METRICS,
     NoScorableDocumentsWarning,
-    coherence_l,
     corpus_metrics,
     document_metrics,
+)
+from benchmark.order_metrics import (
+    coherence_l,
     head_match,
     kendall_tau,
     lcs_ratio,
     perfect_match,
     position_accuracy,
-    pred_problems,
     tail_match,
 )
+from benchmark.sentence_ids import document_problems, pred_problems
 
 # Each case: gold, pred, expected {metric: value}, worked out by hand.
 # r = ranks = gold position of each predicted sentence.
@@ -123,8 +129,10 @@ def test_registry_maps_keys_to_functions():
 def test_document_metrics_has_every_metric_and_size():
     values = document_metrics([0, 1, 2, 3], [1, 0, 2, 3])
     assert values[N_SENTENCES] == 4
-    assert set(values) == {N_SENTENCES, *ORDER_METRICS}
+    assert set(values) == {N_SENTENCES, *ORDER_METRICS, *NOISE_METRICS}
     assert values["tau"] == pytest.approx(2 / 3)
+    assert values["pm_f"] == pytest.approx(5 / 6)  # 5 of 6 pairs in order: P = R = 5/6
+    assert values["noise_acc"] == 1.0
 
 
 def test_accepts_tuples_and_numpy_arrays():
@@ -160,6 +168,34 @@ def test_pred_problems_lists_every_reason():
     assert pred_problems([0, 1], [1, 0]) == []
 
 
+@pytest.mark.parametrize(
+    ("gold", "pred", "noise", "expected"),
+    [
+        ([0, 1, 2], [2, 0, 1], None, []),
+        ([0, 1, 2], [2, -1, 0], [-1], []),
+        ([0, 1], [], [], []),
+        ([], [], None, ["gold is empty: a document needs at least one sentence"]),
+        ([0, 0], [0, 0], None, ["gold repeats id 0"]),
+        ([0, -1], [0, -1], None, ["gold has negative id -1 (negative ids are reserved for noise)"]),
+        (
+            [0, 1],
+            [0, -1],
+            None,
+            [
+                "pred has unknown id -1",
+                "pred lacks id 1",
+                "distractor ids (< 0) need the document's 'noise' list",
+            ],
+        ),
+        ([0, 1], [0, 1], [2], ["noise id 2 is not negative (distractors are -1, -2, ...)"]),
+        ([0, 1], [0, -2], [-1, -1], ["noise repeats id -1", "pred has unknown id -2"]),
+        ([0, 1], [0, 0, -1], [-1], ["pred repeats id 0"]),
+    ],
+)
+def test_document_problems(gold, pred, noise, expected):
+    assert document_problems(gold, pred, noise) == expected
+
+
 # Corpus of hand cases: A = ([0,1,2,3],[1,0,2,3]), B = ([0,1,2],[2,1,0]), trivial ([0],[0]).
 CORPUS = [([0, 1, 2, 3], [1, 0, 2, 3]), ([0, 1, 2], [2, 1, 0]), ([0], [0])]
 
@@ -193,13 +229,20 @@ def test_corpus_counts_trivial_as_perfect_when_asked():
 
 
 def test_corpus_key_set():
-    assert set(corpus_metrics(CORPUS)) == {
+    assert list(corpus_metrics(CORPUS)) == [
         *ORDER_METRICS,
         "acc_pooled",
+        "pm_f",
         "n_docs",
         "n_trivial",
         "trivial_policy",
-    }
+    ]
+
+
+def test_corpus_pm_f_without_noise():
+    # A: 5 of 6 pairs in order -> 5/6; B: reversed -> c = 0 -> 0.
+    assert corpus_metrics(CORPUS)["pm_f"] == pytest.approx((5 / 6 + 0) / 2)
+    assert corpus_metrics(CORPUS, include_trivial=True)["pm_f"] == pytest.approx((5 / 6 + 1) / 3)
 
 
 @pytest.mark.parametrize("pairs", [[], [([0], [0]), ([5], [5])]])
@@ -208,7 +251,7 @@ def test_degenerate_corpus_gives_nan_and_warns(pairs):
         result = corpus_metrics(pairs)
     assert result["n_docs"] == 0
     assert result["n_trivial"] == len(pairs)
-    for key in [*ORDER_METRICS, "acc_pooled"]:
+    for key in [*ORDER_METRICS, "acc_pooled", "pm_f"]:
         assert math.isnan(result[key]), key
 
 

@@ -1,13 +1,18 @@
 """Metrics against scipy, against brute-force implementations written here, and identities.
 
 The brute-force versions follow DESIGN section 4 literally (pair counting, the LCS dynamic
-programme over the two sequences, the double sum of coherence_L), independently of the
-O(n log n) shortcuts in `benchmark.metrics`.
+programme over the two sequences, the double sum of coherence_L; for noise the pm_f pair
+count with P, R and F, and noise_acc as a comparison of the predicted and true noise
+sets), independently of the O(n log n) shortcuts in `benchmark.order_metrics` and the
+set shortcut in `benchmark.noise_metrics`. The corpus figures are re-aggregated here from
+the brute-force values.
 """
 
 from __future__ import annotations
 
-from itertools import combinations
+import math
+from itertools import combinations, permutations
+from math import comb
 
 import numpy as np
 import pytest
@@ -15,13 +20,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
-from benchmark.metrics import (
-    ORDER_METRICS,
+from benchmark.metrics import ORDER_METRICS, corpus_metrics, document_metrics
+from benchmark.noise_metrics import exact_match, noise_accuracy, pm_f
+from benchmark.order_metrics import (
     coherence_l,
+    head_match,
     kendall_tau,
     lcs_ratio,
     perfect_match,
     position_accuracy,
+    tail_match,
 )
 
 
@@ -61,6 +69,39 @@ def brute_acc(gold, pred):
     return sum(g == p for g, p in zip(gold, pred, strict=True)) / len(gold)
 
 
+def brute_pm_f(gold, pred):
+    """P = c / C(|p'|, 2), R = c / C(n, 2), F = 2PR / (P + R); 0 when c = 0.
+
+    With no gold pair (n = 1) the suite's convention: 1 if p' = g, else 0.
+    """
+    n = len(gold)
+    if n < 2:
+        return float(list(pred) == list(gold))
+    where = {s: k for k, s in enumerate(pred)}
+    c = sum(a in where and b in where and where[a] < where[b] for a, b in combinations(gold, 2))
+    if c == 0:
+        return 0.0
+    precision, recall = c / comb(len(pred), 2), c / comb(n, 2)
+    return 2 * precision * recall / (precision + recall)
+
+
+def brute_noise_acc(gold, pred, noise):
+    """1 if the sentences of gold + noise left out of pred are exactly the noise."""
+    predicted_noise = (set(gold) | set(noise)) - set(pred)
+    return float(predicted_noise == set(noise))
+
+
+BRUTE_ORDER = {
+    "tau": brute_tau,
+    "acc": brute_acc,
+    "pmr": lambda gold, pred: float(list(pred) == list(gold)),
+    "head": lambda gold, pred: float(pred[0] == gold[0]),
+    "tail": lambda gold, pred: float(pred[-1] == gold[-1]),
+    "lcs": brute_lcs,
+    "coherence_L": brute_coherence,
+}
+
+
 def random_cases(count, low, high, seed):
     """`count` (gold, pred) pairs: gold distinct arbitrary ids, pred a random permutation."""
     rng = np.random.default_rng(seed)
@@ -69,6 +110,28 @@ def random_cases(count, low, high, seed):
         n = int(rng.integers(low, high + 1))
         gold = rng.choice(1000, size=n, replace=False).tolist()
         cases.append((gold, rng.permutation(gold).tolist()))
+    return cases
+
+
+def random_noise_cases(count, seed):
+    """(gold, pred, noise) triples: 0-3 distractors; pred a permutation of gold (a third of
+    the cases), gold with one sentence swapped for a distractor, or any random subset of
+    gold + noise (possibly empty), in random order."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    for _ in range(count):
+        n = int(rng.integers(1, 16))
+        gold = rng.choice(1000, size=n, replace=False).tolist()
+        noise = [-k for k in range(1, int(rng.integers(0, 4)) + 1)]
+        kind = rng.integers(3)
+        if kind == 0:
+            kept = gold
+        elif kind == 1 and noise:
+            kept = [s for s in gold if s != gold[int(rng.integers(n))]] + noise[:1]
+        else:
+            pool = gold + noise
+            kept = [s for s in pool if rng.random() < 0.7]
+        cases.append((gold, rng.permutation(kept).tolist() if kept else [], noise))
     return cases
 
 
@@ -90,18 +153,72 @@ def test_tau_matches_scipy_on_random_permutations():
     ],
 )
 def test_matches_brute_force_on_random_permutations(metric, brute):
-    for gold, pred in random_cases(300, 1, 40, seed=2):
+    for gold, pred in random_cases(2000, 1, 30, seed=2):
         assert metric(gold, pred) == pytest.approx(brute(gold, pred), abs=1e-12), (gold, pred)
 
 
 def test_matches_brute_force_on_every_permutation_of_five():
-    from itertools import permutations
-
     gold = [0, 1, 2, 3, 4]
     for pred in permutations(gold):
         assert kendall_tau(gold, pred) == pytest.approx(brute_tau(gold, pred))
         assert lcs_ratio(gold, pred) == pytest.approx(brute_lcs(gold, pred))
         assert coherence_l(gold, pred) == pytest.approx(brute_coherence(gold, pred))
+        assert pm_f(gold, pred) == pytest.approx(brute_pm_f(gold, pred))
+        for metric, brute in ((head_match, BRUTE_ORDER["head"]), (tail_match, BRUTE_ORDER["tail"])):
+            assert metric(gold, pred) == brute(gold, pred)
+
+
+def test_noise_metrics_match_brute_force_on_random_cases():
+    for gold, pred, noise in random_noise_cases(3000, seed=3):
+        case = (gold, pred, noise)
+        assert pm_f(gold, pred) == pytest.approx(brute_pm_f(gold, pred), abs=1e-12), case
+        assert noise_accuracy(gold, pred) == brute_noise_acc(gold, pred, noise), case
+        assert exact_match(gold, pred) == float(pred == gold), case
+        values = document_metrics(gold, pred, noise)
+        ordered = sorted(pred) == sorted(gold)  # the kept set is the gold set
+        assert ("tau" in values) == ordered, case
+        for key, brute in BRUTE_ORDER.items() if ordered else ():
+            assert values[key] == pytest.approx(brute(gold, pred), abs=1e-12), (key, case)
+
+
+def test_pm_f_without_noise_matches_brute_force_on_random_permutations():
+    for gold, pred in random_cases(2000, 1, 30, seed=4):
+        assert pm_f(gold, pred) == pytest.approx(brute_pm_f(gold, pred), abs=1e-12), (gold, pred)
+
+
+def brute_corpus(docs, include_trivial=False):
+    """DESIGN section 4 corpus figures of (gold, pred, noise) documents, from brute force."""
+    counted = [d for d in docs if include_trivial or len(d[0]) > 1 or d[2] is not None]
+    ordered = [d for d in counted if sorted(d[1]) == sorted(d[0])]
+
+    def mean(values):
+        values = list(values)
+        return sum(values) / len(values) if values else math.nan
+
+    figures = {
+        key: mean(brute(g, p) for g, p, _ in ordered)
+        for key, brute in BRUTE_ORDER.items()
+        if key != "pmr"
+    }
+    figures["pmr"] = mean(float(p == g) for g, p, _ in counted)
+    correct = sum(sum(a == b for a, b in zip(g, p, strict=True)) for g, p, _ in ordered)
+    figures["acc_pooled"] = correct / sum(len(g) for g, _, _ in ordered) if ordered else math.nan
+    figures["pm_f"] = mean(brute_pm_f(g, p) for g, p, _ in counted)
+    figures["noise_acc"] = mean(brute_noise_acc(g, p, n or []) for g, p, n in counted)
+    figures["n_docs"], figures["n_docs_order"] = len(counted), len(ordered)
+    return figures
+
+
+@pytest.mark.parametrize("include_trivial", [False, True])
+def test_noisy_corpus_figures_match_brute_force(include_trivial):
+    for seed in range(20):
+        docs = random_noise_cases(60, seed=100 + seed)
+        docs += [([0, 1, 2], [1, 2, 0], None), ([5], [5], None)]  # a file may mix both kinds
+        result = corpus_metrics(docs, include_trivial)
+        expected = brute_corpus(docs, include_trivial)
+        assert result["n_trivial"] == 1
+        for key, value in expected.items():
+            assert result[key] == pytest.approx(value, abs=1e-12, nan_ok=True), (seed, key)
 
 
 documents = st.lists(st.integers(0, 10_000), min_size=1, max_size=40, unique=True).flatmap(
@@ -123,8 +240,12 @@ def test_identities(doc):
     assert 1 / n <= values["lcs"] <= 1.0
     assert values["lcs"] >= values["acc"]  # the correctly placed sentences are a subsequence
     assert kendall_tau(pred, gold) == pytest.approx(values["tau"])  # symmetric
-    assert perfect_match(gold, gold) == kendall_tau(gold, gold) == 1.0
+    assert perfect_match(gold, gold) == kendall_tau(gold, gold) == pm_f(gold, gold) == 1.0
     assert coherence_l(gold, gold) == 0.0
+    # Without noise P = R = the fraction of pairs in gold order, so pm_f = (1 + tau) / 2.
+    assert pm_f(gold, pred) == pytest.approx((1 + values["tau"]) / 2)
+    assert noise_accuracy(gold, pred) == 1.0
+    assert exact_match(gold, pred) == values["pmr"]
 
 
 @settings(max_examples=100, deadline=None)

@@ -94,7 +94,7 @@ def test_teacher_forcing_equals_stepwise_decoding():
         decoder.start_input.normal_()
     orders = torch.tensor([[2, 0, 1, -1], [3, 1, 0, 2]])
     available = torch.tensor([[True, True, True, False], [True] * 4])
-    memory, state = decoder.start(sentences, encoding)
+    memory, state = decoder.start(sentences, encoding, available)
     forced = decoder.teacher_forced(memory, state, orders, available)
     assert forced.shape == (2, 4, 4)
     previous, allowed = None, available.clone()
@@ -111,7 +111,7 @@ def test_teacher_forcing_masks_placed_and_padding_finitely():
     decoder = LSTMPointerDecoder(5, 6)
     orders = torch.tensor([[2, 0, 1, -1], [3, 1, 0, 2]])
     available = torch.tensor([[True, True, True, False], [True] * 4])
-    memory, state = decoder.start(sentences, encoding)
+    memory, state = decoder.start(sentences, encoding, available)
     scores = decoder.teacher_forced(memory, state, orders, available)
     floor = torch.finfo(scores.dtype).min
     assert torch.isfinite(scores).all()
@@ -124,7 +124,7 @@ def test_teacher_forcing_masks_placed_and_padding_finitely():
 def test_decoder_rejects_state_of_wrong_width():
     sentences, encoding = _decoder_inputs(hidden=6)
     with pytest.raises(ValueError, match="hidden_dim is 8"):
-        LSTMPointerDecoder(5, 8, context_dim=6).start(sentences, encoding)
+        LSTMPointerDecoder(5, 8, context_dim=6).start(sentences, encoding, None)
 
 
 def test_zero_start_vector_is_a_buffer():

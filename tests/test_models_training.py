@@ -1,17 +1,39 @@
-"""A tiny lstm_ptrnet learns a toy ordering task with plain torch + Adam.
+"""Every preset learns a toy ordering task: with plain torch + Adam (a tiny model), and
+through the harness (`python -m benchmark.train dataset=synthetic +experiment=tiny`).
 
-Each sentence carries a rank token (the token says the sentence's gold position) among
-random filler tokens, so a model that reads sentences reaches a Kendall tau near 1.
+Each sentence carries a rank word (the word says the sentence's gold position) among
+random filler words, so a model that reads sentences reaches a Kendall tau near 1.
 """
 
+import json
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
+import pytest
 import torch
 
-from models.presets import lstm_ptrnet
-from tests.model_batches import make_batch
+from data.readers.synthetic import FILLER_WORDS, RANK_WORDS
+from models import presets
+from tests.model_batches import PRESETS, make_batch
 
 RANK_BASE, FILLER_BASE, VOCAB = 2, 10, 40  # rank tokens 2..9, fillers 10..39
+WORDS = ["<pad>", "<unk>", *RANK_WORDS[:8], *FILLER_WORDS[:30]]  # texts for MiniLM
+ROOT = Path(__file__).resolve().parent.parent
+
+# preset -> (settings, Adam learning rate) for the plain-torch toy task
+LEARNERS = {
+    "lstm_ptrnet": (dict(embedding_dim=16, hidden_dim=32), 1e-2),
+    "cnn_ptrnet": (dict(embedding_dim=16, hidden_dim=32), 1e-2),
+    "attordernet": (dict(embedding_dim=16, hidden_dim=32, ff_dim=64, dropout=0.0), 5e-3),
+    "attordernet_att": (dict(embedding_dim=20, hidden_dim=32, ff_dim=64, dropout=0.0), 5e-3),
+    "attordernet_cnn": (dict(embedding_dim=16, hidden_dim=32, ff_dim=64, dropout=0.0), 5e-3),
+    "han": (dict(embedding_dim=16, hidden_dim=32, word_lstm_layers=1, dropout=0.0), 5e-3),
+    "minilm_ptrnet": (dict(hidden_dim=32, ff_dim=64, dropout=0.0), 5e-3),
+}
+FAST = ("lstm_ptrnet",)  # the others are marked slow
 
 
 def toy_batch(rng, size):
@@ -25,7 +47,7 @@ def toy_batch(rng, size):
             doc.append(sentence)
         docs.append(doc)
         perms.append(rng.sample(range(n), n))
-    return make_batch(docs, perms)
+    return make_batch(docs, perms, words=WORDS)
 
 
 def kendall_tau(gold, pred):
@@ -37,11 +59,24 @@ def kendall_tau(gold, pred):
     return 1 - 4 * inversions / (n * (n - 1))
 
 
-def test_lstm_ptrnet_learns_rank_tokens():
+def mean_tau(model, batch, beam_size):
+    orders, gold = model.decode(batch, beam_size=beam_size), batch["gold_order"]
+    taus = [
+        kendall_tau(gold[b, :n].tolist(), orders[b, :n].tolist())
+        for b, n in enumerate(batch["n_sentences"].tolist())
+    ]
+    return sum(taus) / len(taus)
+
+
+@pytest.mark.parametrize(
+    "preset", [pytest.param(p, marks=[] if p in FAST else [pytest.mark.slow]) for p in LEARNERS]
+)
+def test_preset_learns_rank_tokens(preset):
+    settings, lr = LEARNERS[preset]
     torch.manual_seed(0)
     rng = random.Random(0)
-    model = lstm_ptrnet(VOCAB, embedding_dim=16, sentence_hidden_dim=32, hidden_dim=32)
-    optimiser = torch.optim.Adam(model.parameters(), lr=1e-2)
+    model = getattr(presets, preset)(VOCAB, **settings)
+    optimiser = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr)
     model.train()
     for _ in range(80):
         optimiser.zero_grad()
@@ -50,15 +85,31 @@ def test_lstm_ptrnet_learns_rank_tokens():
         optimiser.step()
     model.eval()
     batch = toy_batch(random.Random(1), 200)
-    taus = []
-    for beam_size in (1, 4):
-        orders = model.decode(batch, beam_size=beam_size)
-        gold = batch["gold_order"]
-        taus.append(
-            sum(
-                kendall_tau(gold[b, :n].tolist(), orders[b, :n].tolist())
-                for b, n in enumerate(batch["n_sentences"].tolist())
-            )
-            / len(gold)
-        )
+    taus = [mean_tau(model, batch, beam_size) for beam_size in (1, 4)]
     assert min(taus) >= 0.9, (taus, loss.item())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", PRESETS)
+def test_preset_learns_synthetic_through_the_harness(preset, tmp_path):
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmark.train",
+            "dataset=synthetic",
+            "+experiment=tiny",
+            f"model={preset}",
+            "logger=csv",
+            f"paths.runs={tmp_path}",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "WANDB_MODE": "offline"},
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    record = json.loads((tmp_path / "synthetic" / preset / "base/seed_0/metrics.json").read_text())
+    assert record["model"] == preset
+    assert record["split"]["test"]["tau"] >= 0.9, record["split"]["test"]

@@ -77,6 +77,7 @@ def test_cli_include_trivial_and_bootstrap(predictions):
         "tail",
         "lcs",
         "coherence_L",
+        "pm_f",
     }
     for key, ci in result["ci"].items():
         assert ci["mean"] == result[key]
@@ -99,7 +100,11 @@ def test_cli_degenerate_corpus_prints_nulls_and_warns(tmp_path):
     [
         ('{"id": "d", "gold": [0, 1, 2], "pred": [0, 2]}\n', ":1: document 'd': pred lacks id 1"),
         ('{"id": "d", "gold": [0, 1], "pred": [1, 0]}\n{"id": "d"\n', ":2: malformed JSON"),
-        ('{"id": "d", "gold": [0, 1], "pred": [1, -1], "noise": [-1]}\n', "not available yet"),
+        (
+            '{"id": "d", "gold": [0, 1], "pred": [1, -2], "noise": [-1]}\n',
+            ":1: document 'd': pred has unknown id -2",
+        ),
+        ('{"id": "d", "gold": [0, 1], "pred": [1, 0], "meta": [1]}\n', "'meta' must be a JSON"),
     ],
 )
 def test_cli_bad_input_exits_2_with_one_line(tmp_path, content, reason):
@@ -119,3 +124,30 @@ def test_cli_missing_file_exits_2(tmp_path):
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "nope.jsonl" in done.stderr
+
+
+def test_cli_scores_a_noisy_file_with_intervals(tmp_path):
+    records = [
+        {"id": "a", "gold": [0, 1, 2], "pred": [0, 1, 2], "noise": [-1]},
+        {"id": "b", "gold": [0, 1, 2, 3], "pred": [1, -1, 2, 3], "noise": [-1]},
+        {"id": "c", "gold": [0, 1], "pred": [1, 0]},
+    ]
+    path = write_predictions(tmp_path / "noisy.jsonl", records)
+    done = run_score(path, "--bootstrap", "100")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["n_docs"], result["n_docs_order"]) == (3, 2)
+    assert result["noise_acc"] == pytest.approx(2 / 3)
+    assert result["pm_f"] == pytest.approx((1 + 0.5 + 0) / 3)
+    assert result["tau"] == pytest.approx((1 - 1) / 2)  # over a and c
+    assert {"noise_acc", "pm_f", "pmr", "tau"} <= set(result["ci"])
+
+
+def test_cli_breakdowns(predictions):
+    path, records = predictions
+    done = run_score(path, "--breakdowns")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    by_length = result["breakdowns"]["length"]
+    assert list(by_length) == ["2-3", "4-5", "6-8", "9-12"]  # n = 1 excluded, n <= 11
+    assert sum(bucket["n_docs"] for bucket in by_length.values()) == result["n_docs"]

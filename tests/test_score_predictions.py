@@ -66,6 +66,14 @@ def test_reads_valid_file_with_extra_keys_and_blank_lines(tmp_path):
         (dumps(noise=[-1, -1]), "noise repeats id -1"),
         (dumps(noise=[-1], pred=[2, -1, -1]), "pred repeats id -1"),
         (dumps(noise=[-1], pred=[2, -2]), "pred has unknown id -2"),
+        (dumps(noise=[-1], pred=[2, 9, -1, 9]), "pred repeats id 9; pred has unknown id 9"),
+        (dumps(noise="-1"), "'noise' must be a list of integer sentence ids"),
+        (
+            dumps(pred=[2, 0, 1, -1]),
+            "pred has unknown id -1; pred lacks id 3; distractor ids (< 0) need the document's "
+            "'noise' list",
+        ),
+        (dumps(meta="news"), "document 'doc-1': 'meta' must be a JSON object"),
     ],
 )
 def test_rejects_bad_line_naming_file_line_and_document(tmp_path, line, reason):
@@ -96,6 +104,14 @@ def test_noise_allows_any_subset_of_gold_and_noise(tmp_path):
     assert records[0].noise == (-1,)
     assert records[0].pred == (2, -1, 0)
     assert records[1].noise == ()
+
+
+def test_meta_is_kept_and_null_meta_is_no_meta(tmp_path):
+    null_meta = json.dumps({**GOOD, "id": "doc-2", "meta": None})
+    path = write_lines(tmp_path, dumps(meta={"genre": "news"}), null_meta)
+    records = read_predictions(path)
+    assert records[0].extra == {"meta": {"genre": "news"}}
+    assert records[1].extra == {"meta": None}
 
 
 def test_non_utf8_file_is_rejected_with_its_name(tmp_path):

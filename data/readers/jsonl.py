@@ -9,13 +9,13 @@ names the file and line; ids must be unique within a split.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 from data.document import Document
 from data.errors import DataFormatError, location
 from data.readers.base import OptionsReader
+from data.readers.content_hash import file_sha256
 from data.splits import SPLIT_NAMES
 
 LAYOUT = (
@@ -92,13 +92,7 @@ class JsonlReader(OptionsReader):
         return files
 
     def fingerprint(self) -> dict:
-        hashes = {}
-        for split, path in self._files().items():
-            digest = hashlib.sha256()
-            with path.open("rb") as f:
-                for chunk in iter(lambda f=f: f.read(1 << 20), b""):
-                    digest.update(chunk)
-            hashes[split] = digest.hexdigest()
+        hashes = {split: file_sha256(path) for split, path in self._files().items()}
         return {"reader": self.KIND, "version": self.VERSION, "sha256": hashes}
 
     def read_splits(self) -> dict[str, list[Document]]:

@@ -1,0 +1,135 @@
+"""Compare two runs on the same test documents: `python -m benchmark.compare RUN_A RUN_B`.
+
+RUN_A and RUN_B are run directories (their `predictions.jsonl`; the run must have
+finished, i.e. have its `metrics.json`) or `predictions.jsonl` files. The documents are
+paired by id (`benchmark.paired.align_records`: different document sets are refused,
+naming the difference) and scored with the same metrics and trivial policy as
+`benchmark.score`. For every metric it prints A, B, the difference A - B, its paired
+bootstrap 95% interval and the p-values of a paired permutation (sign-flip) test and of
+Wilcoxon's signed-rank test (`benchmark.paired.paired_test`). `--json` prints one JSON
+object instead of the table. Bad input: one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from benchmark.bootstrap import CI_ALPHA
+from benchmark.metrics import LOWER_IS_BETTER, score_records, trivial_policy
+from benchmark.paired import align_records, paired_test
+from benchmark.predictions import read_predictions
+from benchmark.run_record import PREDICTIONS_NAME, read_run_record
+from benchmark.score import EXIT_BAD_INPUT, json_safe
+
+RUN_KEYS = ("model", "dataset", "variant", "seed")  # copied from the run record
+
+
+def load_run(path: str | Path) -> tuple[dict, list[dict]]:
+    """(description, prediction records) of a run directory or a predictions file."""
+    path = Path(path)
+    if path.is_dir():
+        record = read_run_record(path)
+        about = {"path": str(path), **{key: record.get(key) for key in RUN_KEYS}}
+        predictions = path / PREDICTIONS_NAME
+    else:
+        about, predictions = {"path": str(path)}, path
+    return about, [prediction.to_json() for prediction in read_predictions(predictions)]
+
+
+def compare_runs(
+    run_a: str | Path,
+    run_b: str | Path,
+    include_trivial: bool = False,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> dict:
+    """The paired comparison of two runs, as printed by `--json`."""
+    about_a, records_a = load_run(run_a)
+    about_b, records_b = load_run(run_b)
+    records_a, records_b = align_records(records_a, records_b)
+    scored_a = score_records(records_a, include_trivial)
+    scored_b = score_records(records_b, include_trivial)
+    return {
+        "a": about_a,
+        "b": about_b,
+        "n_docs": len(scored_a.counted),
+        "trivial_policy": trivial_policy(include_trivial),
+        "n_resamples": n_resamples,
+        "alpha": CI_ALPHA,
+        "seed": seed,
+        "metrics": paired_test(scored_a, scored_b, n_resamples, CI_ALPHA, seed),
+    }
+
+
+def _describe(about: dict) -> str:
+    known = [str(about[key]) for key in RUN_KEYS if about.get(key) is not None]
+    return about["path"] + (f" ({', '.join(known)})" if known else "")
+
+
+def format_table(result: dict) -> str:
+    """The comparison as a plain-text table."""
+    level = round(100 * (1 - result["alpha"]))
+    lines = [
+        f"A = {_describe(result['a'])}",
+        f"B = {_describe(result['b'])}",
+        f"{result['n_docs']} paired documents (trivial documents {result['trivial_policy']}); "
+        f"{level}% paired bootstrap CI and permutation test from {result['n_resamples']} "
+        f"resamples, seed {result['seed']}",
+        "",
+        f"{'metric':<13}{'A':>9}{'B':>9}{'A - B':>10}   {f'{level}% CI of A - B':<22}"
+        f"{'p perm':>9}{'p Wilcoxon':>12}{'docs':>7}",
+    ]
+    for key, row in result["metrics"].items():
+        name = key + ("*" if key in LOWER_IS_BETTER else "")
+        interval = f"[{row['ci_low']:+.4f}, {row['ci_high']:+.4f}]"
+        lines.append(
+            f"{name:<13}{row['a']:>9.4f}{row['b']:>9.4f}{row['diff']:>+10.4f}   {interval:<22}"
+            f"{row['p_permutation']:>9.3g}{row['p_wilcoxon']:>12.3g}{row['n_docs']:>7}"
+        )
+    if LOWER_IS_BETTER & set(result["metrics"]):
+        lines.append("* lower is better")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmark.compare",
+        description="Paired comparison of two runs on the same test documents.",
+    )
+    parser.add_argument("run_a", type=Path, help="run directory or predictions.jsonl (A)")
+    parser.add_argument("run_b", type=Path, help="run directory or predictions.jsonl (B)")
+    parser.add_argument(
+        "--include-trivial",
+        action="store_true",
+        help="count one-sentence documents as perfect (default: exclude them)",
+    )
+    parser.add_argument(
+        "--resamples",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="bootstrap resamples and sign flips (default 10000)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    if args.resamples < 1:
+        parser.error(f"--resamples must be >= 1, got {args.resamples}")
+    try:
+        result = compare_runs(
+            args.run_a, args.run_b, args.include_trivial, args.resamples, args.seed
+        )
+    except (ValueError, OSError) as error:
+        message = " ".join(str(error).split())
+        print(f"benchmark.compare: error: {message}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(json.dumps(json_safe(result)) if args.json else format_table(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

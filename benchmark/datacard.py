@@ -1,0 +1,81 @@
+"""Dataset card: `python -m benchmark.datacard dataset=NAME [dataset.path=P] [overrides]`.
+
+Prints one JSON object with the columns of the dataset table of Cui et al. (2018),
+"Deep Attentive Sentence Ordering Network": for each split the number of documents, the
+minimum, mean and maximum number of sentences per document and the one-sentence documents
+(``n_trivial``); ``vocab_size``, the distinct lower-cased tokens of the training split
+(``data.tokenize``); ``model_vocab_size``, the vocabulary the models get (after the
+dataset's ``min_freq``/``max_vocab``, with ``<pad>`` and ``<unk>``); and, for a published
+dataset, the split sizes its papers report (``published``). The data goes through the
+training pipeline (reader, split, processed cache), so a card also warms the cache.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Sequence
+
+from omegaconf import DictConfig
+
+from benchmark.config import compose_config
+from benchmark.train import build_datamodule
+from data.document import Document
+from data.errors import DataFormatError
+from data.readers.sources import SOURCES
+from data.tokenize import tokenize
+
+log = logging.getLogger(__name__)
+
+
+def split_card(documents: Sequence[Document]) -> dict:
+    """Documents, sentences per document (min/mean/max) and trivial documents."""
+    lengths = [len(doc) for doc in documents]
+    return {
+        "n_docs": len(lengths),
+        "min": min(lengths),
+        "mean": round(sum(lengths) / len(lengths), 2),
+        "max": max(lengths),
+        "n_trivial": sum(n == 1 for n in lengths),
+    }
+
+
+def train_vocabulary(documents: Sequence[Document]) -> int:
+    return len({token for doc in documents for s in doc.sentences for token in tokenize(s)})
+
+
+def datacard(cfg: DictConfig) -> dict:
+    """The card of ``cfg.dataset`` (a composed OrderBench config)."""
+    datamodule = build_datamodule(cfg)
+    datamodule.prepare_data()
+    datamodule.setup("fit")
+    log.info(
+        "processed data %s %s",
+        "loaded from" if datamodule.loaded_from_cache else "built into",
+        datamodule.cache_path,
+    )
+    documents = datamodule.documents
+    card = {
+        "dataset": cfg.dataset.name,
+        "splits": {split: split_card(docs) for split, docs in documents.items()},
+        "vocab_size": train_vocabulary(documents["train"]),
+        "model_vocab_size": len(datamodule.vocab),
+    }
+    if cfg.dataset.name in SOURCES and SOURCES[cfg.dataset.name].sizes:
+        card["published"] = SOURCES[cfg.dataset.name].sizes
+    return card
+
+
+def main(overrides: list[str]) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    cfg = compose_config([*overrides, "++model.embeddings=null"])  # no word vectors needed
+    try:
+        card = datacard(cfg)
+    except (FileNotFoundError, DataFormatError) as err:  # missing, mis-laid or malformed data
+        raise SystemExit(f"error: {err}") from None
+    print(json.dumps(card, indent=2))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

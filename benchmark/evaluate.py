@@ -1,0 +1,132 @@
+"""Evaluate a finished run again with its best model:
+`python -m benchmark.evaluate run=RUN_DIR task=discrimination [split=test] [max_permutations=20]`.
+
+`task=discrimination` is order discrimination (DESIGN section 4, `benchmark.discrimination`;
+Barzilay & Lapata 2008, Cui et al. 2018). The run's config (`.hydra/config.yaml`) rebuilds
+its DataModule and model exactly as in training; the weights come from the checkpoint
+selected on valid (`checkpoints/best.ckpt`; a model with nothing to train, such as
+`model=random`, needs none). The figures are printed as one JSON object (NaN as null) and
+merged into the run's `metrics.json`: `split.<split>.disc_acc` etc., their intervals in
+`ci.<split>` and the settings in `protocol.discrimination`, written atomically after
+everything was computed, so a failure leaves the record as it was. Runs on a GPU when one
+is visible.
+
+Errors (a missing run directory, config, record or checkpoint, a bad argument) print one
+line on stderr and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+from hydra.errors import InstantiationException
+from omegaconf import DictConfig, OmegaConf
+
+from benchmark.discrimination import MAX_PERMUTATIONS, add_to_record, discrimination_records
+from benchmark.lit_module import OrderingTask
+from benchmark.run_record import RECORD_NAME, read_run_record, write_run_record
+from benchmark.score import json_safe
+from benchmark.train import build_datamodule, build_task
+from benchmark.trained_run import CHECKPOINT_PATH, CONFIG_PATH, RunError
+from data.datamodule import EVAL_SPLITS
+
+EXIT_BAD_INPUT = 2
+USAGE = (
+    "python -m benchmark.evaluate run=RUN_DIR task=discrimination [split=test] "
+    f"[max_permutations={MAX_PERMUTATIONS}]"
+)
+TASKS = ("discrimination",)
+
+
+class UsageError(ValueError):
+    """Bad command-line arguments."""
+
+
+def parse_args(argv: Sequence[str]) -> dict:
+    """`key=value` arguments -> `run` (Path), `task`, `split`, `max_permutations` (int)."""
+    args = {"run": None, "task": None, "split": "test", "max_permutations": str(MAX_PERMUTATIONS)}
+    for arg in argv:
+        key, sep, value = arg.partition("=")
+        if not sep or key not in args:
+            raise UsageError(f"unexpected argument {arg!r}; usage: {USAGE}")
+        args[key] = value
+    if missing := [key for key in ("run", "task") if not args[key]]:
+        raise UsageError(f"missing {' and '.join(missing)}; usage: {USAGE}")
+    if args["task"] not in TASKS:
+        raise UsageError(f"task must be one of {', '.join(TASKS)}, got {args['task']!r}")
+    if args["split"] not in EVAL_SPLITS:
+        raise UsageError(f"split must be one of {', '.join(EVAL_SPLITS)}, got {args['split']!r}")
+    value = args["max_permutations"]
+    if not value.isdigit() or int(value) < 1:
+        raise UsageError(f"max_permutations must be an integer >= 1, got {value!r}")
+    return {**args, "run": Path(args["run"]), "max_permutations": int(value)}
+
+
+def load_run(run_dir: Path) -> tuple[DictConfig, object, OrderingTask]:
+    """(config, set-up DataModule, model with its best weights) of a finished run."""
+    if not run_dir.is_dir():
+        raise RunError(f"{run_dir}: no such run directory")
+    if not (run_dir / CONFIG_PATH).is_file():
+        raise RunError(f"{run_dir}: not a run directory (no {CONFIG_PATH})")
+    if not (run_dir / RECORD_NAME).is_file():
+        raise RunError(f"{run_dir}: no {RECORD_NAME}: the run has not finished")
+    cfg = OmegaConf.load(run_dir / CONFIG_PATH)
+    try:
+        datamodule = build_datamodule(cfg)
+        datamodule.setup("test")
+        task = build_task(cfg, datamodule)
+    except (InstantiationException, OSError, ValueError) as error:
+        raise RunError(f"{run_dir}: cannot rebuild the run's data and model: {error}") from None
+    if getattr(task.net, "trainable", True):
+        checkpoint = run_dir / CHECKPOINT_PATH
+        if not checkpoint.is_file():
+            raise RunError(f"{run_dir}: no checkpoint ({CHECKPOINT_PATH})")
+        state = torch.load(checkpoint, map_location="cpu", weights_only=True)["state_dict"]
+        try:
+            task.load_state_dict(state)
+        except RuntimeError as error:
+            first = str(error).strip().splitlines()[0]
+            raise RunError(f"{checkpoint}: does not fit the run's config: {first}") from None
+    return cfg, datamodule, task
+
+
+def evaluate_discrimination(run_dir: Path, split: str, max_permutations: int) -> dict:
+    """Discrimination figures of a run's `split`, merged into its record; returns them."""
+    cfg, datamodule, task = load_run(run_dir)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    start = time.perf_counter()
+    records = discrimination_records(task.net, datamodule, split, max_permutations, device)
+    seconds = time.perf_counter() - start
+    try:
+        record = read_run_record(run_dir)  # read again: the freshest record is merged into
+    except (OSError, ValueError) as error:
+        raise RunError(str(error)) from None
+    figures = add_to_record(
+        record, split, records, cfg.bootstrap_resamples, cfg.protocol_seed, max_permutations
+    )
+    write_run_record(run_dir, record)
+    return {"run_dir": str(run_dir), "split": split, **figures, "seconds": round(seconds, 2)}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if any(arg in ("-h", "--help") for arg in argv):
+        print(f"usage: {USAGE}\n\n{__doc__.split(chr(10) + chr(10), 1)[1]}")
+        return 0
+    try:
+        args = parse_args(argv)
+        result = evaluate_discrimination(args["run"], args["split"], args["max_permutations"])
+    except (UsageError, RunError) as error:
+        print(f"benchmark.evaluate: error: {' '.join(str(error).split())}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(json.dumps(json_safe(result), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

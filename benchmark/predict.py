@@ -1,0 +1,112 @@
+"""Order your own sentences with a trained run:
+`python -m benchmark.predict run=RUN_DIR input=FILE [beam=K] [split=auto|lines|text]`.
+
+`input` is a UTF-8 file (`-` reads standard input) holding either one sentence per line or
+raw text, which is split into sentences offline (`data.sentence_split`). `split=auto`
+(the default) reads one sentence per line when the input has several non-blank lines and
+none of them holds more than one sentence, and raw text otherwise. The sentences are
+presented to the model in the order given; the ordered text is printed the way it came
+(one sentence per line, or as one paragraph). `beam` defaults to the run's test beam.
+
+Errors (a missing run directory, a run without checkpoint, an empty or unreadable input,
+a bad argument) print one line on stderr and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from benchmark.trained_run import RunError, load_trained_run
+from data.sentence_split import split_sentences
+
+EXIT_BAD_INPUT = 2
+USAGE = "python -m benchmark.predict run=RUN_DIR input=FILE [beam=K] [split=auto|lines|text]"
+SPLIT_MODES = ("auto", "lines", "text")
+
+
+class UsageError(ValueError):
+    """Bad command-line arguments or input."""
+
+
+def parse_args(argv: Sequence[str]) -> dict[str, str]:
+    """`key=value` arguments as a dict with `run`, `input`, `beam` (maybe None), `split`."""
+    args: dict[str, str | None] = {"run": None, "input": None, "beam": None, "split": "auto"}
+    for arg in argv:
+        key, sep, value = arg.partition("=")
+        if not sep or key not in args:
+            raise UsageError(f"unexpected argument {arg!r}; usage: {USAGE}")
+        args[key] = value
+    if missing := [key for key in ("run", "input") if not args[key]]:
+        raise UsageError(f"missing {' and '.join(missing)}; usage: {USAGE}")
+    if args["split"] not in SPLIT_MODES:
+        raise UsageError(f"split must be one of {', '.join(SPLIT_MODES)}, got {args['split']!r}")
+    return args
+
+
+def parse_beam(value: str | None) -> int | None:
+    """The beam width, or None for the run's own."""
+    if value is None:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise UsageError(f"beam must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def read_input(source: str) -> str:
+    """The text of `source` (a file path, or `-` for standard input)."""
+    if source == "-":
+        return sys.stdin.read()
+    try:
+        return Path(source).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{source}: no such input file") from None
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{source}: not UTF-8 text ({error.reason})") from None
+    except OSError as error:
+        raise UsageError(f"{source}: cannot read input ({error.strerror})") from None
+
+
+def sentences_of(text: str, mode: str = "auto") -> tuple[list[str], bool]:
+    """(sentences, one_per_line) of the input `text` under split `mode` (see module doc)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    one_per_line = mode == "lines" or (
+        mode == "auto"
+        and len(lines) > 1
+        and all(len(split_sentences(line)) == 1 for line in lines)
+    )
+    sentences = lines if one_per_line else split_sentences(text)
+    if not sentences:
+        raise UsageError("the input is empty: give one sentence per line, or raw text")
+    return sentences, one_per_line
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if any(arg in ("-h", "--help") for arg in argv):
+        print(f"usage: {USAGE}\n\n{__doc__.split(chr(10) + chr(10), 1)[1]}")
+        return 0
+    try:
+        args = parse_args(argv)
+        beam = parse_beam(args["beam"])
+        sentences, one_per_line = sentences_of(read_input(args["input"]), args["split"])
+        run = load_trained_run(args["run"])
+        order = run.order(sentences, beam)
+    except (UsageError, RunError) as error:
+        print(f"benchmark.predict: error: {' '.join(str(error).split())}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    unknown, total = run.unknown_words(sentences)
+    if unknown:
+        print(
+            f"benchmark.predict: note: {unknown} of {total} words are not in the run's "
+            "vocabulary (read as <unk>)",
+            file=sys.stderr,
+        )
+    ordered = [sentences[i] for i in order]
+    print("\n".join(ordered) if one_per_line else " ".join(ordered))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""The submitit job this process runs in, if any (`hydra/launcher=slurm|local`).
+
+A job with several tasks (`tasks_per_node` = `trainer.devices`) already has one process
+per device; exporting the torch.distributed variables of its tasks makes Lightning use
+those processes instead of re-launching the command line (which, in a submitit job, is
+submitit's own).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from omegaconf import DictConfig
+
+
+def submitit_job():
+    """The `submitit.JobEnvironment` of this process, or None outside a submitit job."""
+    if "SUBMITIT_FOLDER" not in os.environ or "SUBMITIT_EXECUTOR" not in os.environ:
+        return None
+    import submitit
+
+    return submitit.JobEnvironment()
+
+
+def submitit_logs() -> list[Path]:
+    """The stderr and stdout files of this submitit task (none outside submitit)."""
+    job = submitit_job()
+    return [] if job is None else [job.paths.stderr, job.paths.stdout]
+
+
+def prepare_processes(cfg: DictConfig, multirun: bool) -> None:
+    """Export the ranks of a multi-task submitit job; refuse multi-process training where
+    Lightning would have to re-launch the command line (a multirun, a submitit job)."""
+    job = submitit_job()
+    if job is not None and job.num_tasks > 1:
+        import submitit
+
+        submitit.helpers.TorchDistributedEnvironment().export(set_cuda_visible_devices=False)
+        return
+    devices, nodes = cfg.trainer.get("devices", 1), cfg.trainer.get("num_nodes", 1)
+    external = "LOCAL_RANK" in os.environ  # processes started by torchrun or Lightning
+    if (devices, nodes) != (1, 1) and (multirun or job is not None) and not external:
+        raise RuntimeError(
+            f"trainer.devices={devices} x trainer.num_nodes={nodes} processes cannot be "
+            "started by Lightning inside a multirun or a one-task submitit job: launch the "
+            "sweep with hydra/launcher=local or hydra/launcher=slurm (one task per device)"
+        )

@@ -1,0 +1,71 @@
+"""arXiv abstracts of Chen, Qiu & Huang (2016), "Neural Sentence Ordering" (arXiv:1607.06952),
+in their published form.
+
+Under ``dataset.path``: ``train.txt``, ``valid.txt`` and ``test.txt``. Documents are
+separated by blank lines; each starts with two header lines (kept as ``meta["header"]``)
+followed by one sentence per line. A block with no line after its header holds no
+sentence to order and is skipped (with a warning giving the count), as the loaders that
+reproduce the published split sizes do. Ids are ``<split>-<k>`` with ``k`` the 0-based
+index of the document in its file.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+from data.document import Document
+from data.readers.lines import numbered_lines
+from data.readers.published import PublishedReader
+from data.splits import SPLIT_NAMES
+
+log = logging.getLogger(__name__)
+
+HEADER_LINES = 2
+
+
+def blocks(path: Path) -> Iterator[list[str]]:
+    """The blank-line separated blocks of ``path`` (runs of blank lines count as one)."""
+    block: list[str] = []
+    for _, line in numbered_lines(path):
+        if line.strip():
+            block.append(line.strip())
+        elif block:
+            yield block
+            block = []
+    if block:
+        yield block
+
+
+class ArxivReader(PublishedReader):
+    """Reads ``<path>/{train,valid,test}.txt`` (see the module docstring)."""
+
+    KIND = "arxiv"
+
+    def files(self) -> list[Path]:
+        root = self.root()
+        return [self.require_file(root / f"{split}.txt") for split in SPLIT_NAMES]
+
+    def _read(self, split: str, path: Path) -> list[Document]:
+        documents, skipped = [], 0
+        for block in blocks(path):
+            if len(block) <= HEADER_LINES:
+                skipped += 1
+                continue
+            documents.append(
+                Document(
+                    id=f"{split}-{len(documents)}",
+                    sentences=block[HEADER_LINES:],
+                    meta={"header": block[:HEADER_LINES]},
+                )
+            )
+        if skipped:
+            log.warning("%s: skipped %d block(s) with no sentence after the header", path, skipped)
+        if not documents:
+            raise self.source.not_found(f"{path} holds no document")
+        return documents
+
+    def read_splits(self) -> dict[str, list[Document]]:
+        files = zip(SPLIT_NAMES, self.files(), strict=True)
+        return {split: self._read(split, path) for split, path in files}

@@ -1,0 +1,51 @@
+"""Base class for readers of a published dataset stored under ``dataset.path``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from data.readers.base import OptionsReader
+from data.readers.content_hash import files_sha256
+from data.readers.sources import SOURCES, DatasetSource
+
+
+class PublishedReader(OptionsReader):
+    """A reader with a ``path`` option and a row in ``data.readers.sources.SOURCES``.
+
+    Subclasses implement ``files()`` (every file ``read_splits()`` reads, in a fixed order;
+    missing ones raise ``self.source.not_found``). The fingerprint is the options other
+    than ``path`` plus a hash of those files, so a moved dataset keeps its cache entry.
+    """
+
+    def __init__(self, path: str | None) -> None:
+        self.path = None if path is None else str(path)
+
+    @property
+    def source(self) -> DatasetSource:
+        return SOURCES[self.KIND]
+
+    def root(self) -> Path:
+        """``path`` as an existing folder, or the error naming the expected layout."""
+        if self.path is None:
+            raise self.source.not_found("dataset.path is not set")
+        root = Path(self.path).expanduser()
+        if not root.is_dir():
+            raise self.source.not_found(f"{root} is not a folder")
+        return root
+
+    def require_file(self, path: Path, what: str = "") -> Path:
+        if not path.is_file():
+            raise self.source.not_found(f"{path} is missing{what}")
+        return path
+
+    def files(self) -> list[Path]:
+        raise NotImplementedError
+
+    def fingerprint(self) -> dict:
+        options = {k: v for k, v in self.options().items() if k != "path"}
+        return {
+            "reader": self.KIND,
+            "version": self.VERSION,
+            **options,
+            "sha256": files_sha256(self.root(), self.files()),
+        }

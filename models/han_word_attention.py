@@ -1,0 +1,50 @@
+"""Word-level multi-head attention sentence encoder of the hierarchical attention network.
+
+Wang and Wan (2019), "Hierarchical Attention Networks for Sentence Ordering" (AAAI), word
+encoder: a BiLSTM reads the words of one sentence (d/2 units per direction); a learned
+word-level query vector u attends over its outputs H with multi-head attention with ReLU
+projections (`ReLUMultiHeadAttention`), and the sentence vector is
+    s = MultiHead(u, H) = [head_1; ...; head_H],
+an attention-weighted summary of the words, as in the word-level attention of hierarchical
+attention networks (Yang et al. 2016), here multi-headed. Padding words are masked as keys;
+padding sentences give zero vectors. Without the attention (`han(word_attention=False)`),
+the sentence vector is the BiLSTM's final states.
+"""
+
+import torch
+from torch import Tensor, nn
+
+from models.masked_ops import encode_nonempty, length_mask
+from models.relu_attention import ReLUMultiHeadAttention
+from models.sentence_lstm import SentenceLSTM
+
+
+class HANWordAttention(nn.Module):
+    def __init__(
+        self,
+        input_dim: int,  # word vector width
+        model_dim: int,  # d: BiLSTM output = sentence vector width; even, divisible by heads
+        heads: int = 4,  # H (paper: 4)
+        dropout: float = 0.05,  # on attention weights and sentence vectors (paper: 0.05)
+        lstm_layers: int = 1,  # stacked BiLSTM layers
+    ):
+        super().__init__()
+        if model_dim % 2:
+            raise ValueError(f"model_dim={model_dim} must be even (two LSTM directions)")
+        self.output_dim = model_dim
+        self.lstm = SentenceLSTM(input_dim, model_dim // 2, lstm_layers, bidirectional=True)
+        self.query = nn.Parameter(torch.randn(model_dim) * model_dim**-0.5)  # u
+        self.attention = ReLUMultiHeadAttention(model_dim, model_dim, heads, dropout)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, words: Tensor, lengths: Tensor) -> Tensor:
+        """words (S, T, e), lengths (S,) -> (S, model_dim)."""
+        return self.dropout(encode_nonempty(self._encode, words, lengths, self.output_dim))
+
+    def _encode(self, words: Tensor, lengths: Tensor) -> Tensor:
+        """Non-empty sentences: words (S', T, e), lengths (S',) -> (S', model_dim)."""
+        states, _ = self.lstm.word_states(words, lengths)  # H (S', T, d)
+        rows, num_words, dim = states.shape
+        real = length_mask(lengths, num_words)  # (S', T)
+        query = self.query.expand(rows, 1, dim)  # (S', 1, d)
+        return self.attention(query, states, real.unsqueeze(1)).squeeze(1)  # (S', d)

@@ -1,0 +1,64 @@
+"""Parameter counts of every preset at its published settings (the preset functions'
+defaults), as a Markdown table for docs/models.md:
+
+    python -m models.param_counts --vocab-size 20275
+
+The word embedding grows with the vocabulary, so it is listed apart from the encoders and
+decoder; frozen parameters (the pretrained MiniLM) are listed apart from trainable ones.
+"""
+
+import argparse
+
+from torch import nn
+
+from models import presets
+
+PRESETS = (
+    "lstm_ptrnet",
+    "cnn_ptrnet",
+    "attordernet",
+    "attordernet_att",
+    "attordernet_cnn",
+    "han",
+    "minilm_ptrnet",
+    "random",
+)
+
+
+def count(model: nn.Module) -> dict[str, int]:
+    """-> trainable word-embedding, other trainable and frozen parameter counts."""
+    embedding = getattr(model, "embedding", None)
+    embedding_ids = {id(p) for p in embedding.parameters()} if embedding is not None else set()
+    counts = {"embedding": 0, "network": 0, "frozen": 0}
+    for parameter in model.parameters():
+        if not parameter.requires_grad:
+            counts["frozen"] += parameter.numel()
+        elif id(parameter) in embedding_ids:
+            counts["embedding"] += parameter.numel()
+        else:
+            counts["network"] += parameter.numel()
+    return counts
+
+
+def table(vocab_size: int) -> str:
+    """Markdown table of `count` for every preset built with its default settings."""
+    lines = [
+        "| preset | trainable total | word embedding | encoders + decoder | frozen |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for name in PRESETS:
+        counts = count(getattr(presets, name)(vocab_size=vocab_size))
+        trainable = counts["embedding"] + counts["network"]
+        cells = [trainable, counts["embedding"], counts["network"], counts["frozen"]]
+        lines.append(f"| `{name}` | " + " | ".join(f"{c:,}" for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vocab-size", type=int, default=20275, help="word ids incl. <pad>, <unk>")
+    print(table(parser.parse_args().vocab_size))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""Transformer pointer decoder of the hierarchical attention network.
+
+Wang and Wan (2019), "Hierarchical Attention Networks for Sentence Ordering" (AAAI),
+decoder: at step k its input sequence is a learned start vector followed by the sentence
+vectors of the sentences placed at steps 0..k-1; `HANDecoderLayer` blocks apply masked
+self-attention over that prefix and attention over the sentence encoder outputs E; the top
+output d_k points with P = softmax(ReLU(d_k W_Q) ReLU(E W_K)^T / sqrt(d)) (`ReLUPointer`).
+Placed and padding sentences are masked.
+
+It implements the step interface of `models.interfaces.PointerDecoder`, so the generic
+`greedy_search` / `beam_search` drive it. Its state is a cache: for every block, that
+block's inputs at the positions decoded so far (each (R, k, d)), so a step runs the new
+position only; `reindex` selects cache rows for beam expansion and reordering.
+`teacher_forced` runs all positions at once under a causal mask and gives the same scores.
+"""
+
+import torch
+from torch import Tensor, nn
+
+from models.candidates import mask_scores, placed_before
+from models.han_decoder_layer import HANDecoderLayer
+from models.interfaces import ParagraphEncoding, Tensors
+from models.pointer_relu import ReLUPointer
+
+
+class TransformerPointerDecoder(nn.Module):
+    def __init__(
+        self,
+        dim: int,  # width of sentence vectors, encoder outputs and blocks; divisible by heads
+        num_layers: int = 3,  # decoder blocks (the paper's M)
+        heads: int = 4,  # H (paper: 4)
+        dropout: float = 0.05,  # (paper: 0.05)
+    ):
+        super().__init__()
+        self.dim = dim
+        self.layers = nn.ModuleList(HANDecoderLayer(dim, heads, dropout) for _ in range(num_layers))
+        self.pointer = ReLUPointer(dim, dim, dim)
+        self.start_input = nn.Parameter(torch.randn(dim) * dim**-0.5)  # step-0 input
+        self.dropout = nn.Dropout(dropout)
+
+    def start(
+        self, sentences: Tensor, encoding: ParagraphEncoding, mask: Tensor
+    ) -> tuple[Tensors, Tensors]:
+        """sentences (B, N, d), encoding.contexts E (B, N, d), mask (B, N) -> memory
+        (sentences, E, ReLU(E W_K), mask) and an empty cache (one (B, 0, d) per block)."""
+        contexts = encoding.contexts
+        for name, tensor in (("sentence vectors", sentences), ("encoder outputs", contexts)):
+            if tensor.shape[-1] != self.dim:
+                raise ValueError(
+                    f"{name} have width {tensor.shape[-1]}, decoder dim is {self.dim}; "
+                    "set them equal"
+                )
+        memory = (sentences, contexts, self.pointer.keys(contexts), mask)
+        empty = contexts.new_zeros(contexts.shape[0], 0, self.dim)  # (B, 0, d)
+        return memory, tuple(empty for _ in self.layers)
+
+    def step(
+        self, memory: Tensors, state: Tensors, previous: Tensor | None, available: Tensor
+    ) -> tuple[Tensor, Tensors]:
+        """previous (R,) or None, available (R, N) -> masked scores (R, N), next cache."""
+        sentences, contexts, keys, real = memory
+        rows, _, dim = sentences.shape
+        if previous is None:
+            chosen = self.start_input.expand(rows, 1, dim)  # (R, 1, d)
+        else:
+            index = previous.view(rows, 1, 1).expand(rows, 1, dim)  # (R, 1, d)
+            chosen = sentences.gather(1, index)  # (R, 1, d)
+        hidden = self.dropout(chosen)  # (R, 1, d)
+        cache = []
+        for layer, past in zip(self.layers, state, strict=True):
+            history = torch.cat([past, hidden], dim=1)  # (R, k + 1, d)
+            cache.append(history)
+            hidden = layer(hidden, history, None, contexts, real)  # (R, 1, d)
+        scores = self.pointer(keys, hidden).squeeze(1)  # (R, N)
+        return mask_scores(scores, available), tuple(cache)
+
+    def teacher_forced(
+        self, memory: Tensors, state: Tensors, orders: Tensor, available: Tensor
+    ) -> Tensor:
+        """orders (B, N) -1 padded, available (B, N) -> masked scores (B, N, N)."""
+        sentences, contexts, keys, real = memory
+        batch, num, dim = sentences.shape
+        previous = orders[:, :-1].clamp(min=0)  # (B, N-1) choice of steps 0..N-2
+        chosen = sentences.gather(1, previous.unsqueeze(-1).expand(-1, -1, dim))  # (B, N-1, d)
+        chosen = torch.cat([self.start_input.expand(batch, 1, dim), chosen], dim=1)  # (B, N, d)
+        hidden = self.dropout(chosen)  # (B, N, d)
+        causal = torch.ones(num, num, dtype=torch.bool, device=sentences.device).tril()  # (N, N)
+        for layer in self.layers:
+            hidden = layer(hidden, hidden, causal.unsqueeze(0), contexts, real)  # (B, N, d)
+        scores = self.pointer(keys, hidden)  # (B, N, N)
+        allowed = available.unsqueeze(1) & ~placed_before(orders, num)  # (B, N, N)
+        return mask_scores(scores, allowed)
+
+    def reindex(self, tensors: Tensors, index: Tensor) -> Tensors:
+        """Rows `index` (R',) of every tensor in `tensors` (memory or cache)."""
+        return tuple(tensor.index_select(0, index) for tensor in tensors)

@@ -1,0 +1,43 @@
+"""CNN sentence encoder: a wide convolution over the words, ReLU, max over time.
+
+Gong et al. (2016), "End-to-End Neural Sentence Ordering Using Pointer Network", CNN
+sentence model (the convolutional sentence encoder of Kim 2014: one layer of feature maps
+over sliding windows of word vectors, max-pooled over positions). Cui et al. (2018),
+ATTOrderNet(CNN) variant: 512 feature maps of width 4.
+
+The convolution is "wide" (width - 1 zero words on each side), so a sentence shorter
+than the filter still has windows; only windows touching a real word are pooled, and
+padding words are zeroed first, so padding never changes a vector. Padding sentences
+(0 tokens) give zero vectors.
+"""
+
+from torch import Tensor, nn
+
+from models.masked_ops import encode_nonempty, length_mask, masked_max
+
+
+class SentenceCNN(nn.Module):
+    def __init__(
+        self,
+        input_dim: int,  # word vector width
+        num_filters: int,  # feature maps = sentence vector width
+        width: int = 3,  # words per window
+        dropout: float = 0.0,  # dropout on the sentence vectors
+    ):
+        super().__init__()
+        self.width = width
+        self.output_dim = num_filters
+        self.conv = nn.Conv1d(input_dim, num_filters, width, padding=width - 1)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, words: Tensor, lengths: Tensor) -> Tensor:
+        """words (S, T, e), lengths (S,) -> (S, num_filters)."""
+        return self.dropout(encode_nonempty(self._encode, words, lengths, self.output_dim))
+
+    def _encode(self, words: Tensor, lengths: Tensor) -> Tensor:
+        """Non-empty sentences: words (S', T, e), lengths (S',) -> (S', F)."""
+        num_words = words.shape[1]
+        words = words * length_mask(lengths, num_words).unsqueeze(-1)  # (S', T, e) pad = 0
+        features = self.conv(words.transpose(1, 2)).relu()  # (S', F, T + width - 1)
+        windows = length_mask(lengths + self.width - 1, num_words + self.width - 1)  # (S', W)
+        return masked_max(features.transpose(1, 2), windows)  # (S', F)

@@ -1,0 +1,77 @@
+"""Fabricated run directories for the leaderboard and plot tests.
+
+`write_run` makes a finished run as `benchmark.train` leaves it (`metrics.json` and
+`predictions.jsonl`, `.hydra/`), with predictions of a chosen quality on a fixed set of
+test documents. Its figures, intervals and breakdowns come from the suite's own scoring
+code, so the records have the real schema.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import zlib
+from pathlib import Path
+
+from benchmark.bootstrap import bootstrap_summary
+from benchmark.breakdowns import breakdowns
+from benchmark.metrics import corpus_metrics
+from benchmark.predictions import write_predictions
+from benchmark.run_record import write_run_record
+
+GENRES = ("news", "fiction", "learned")
+N_DOCS = 60
+
+
+def documents(n_docs: int = N_DOCS) -> list[dict]:
+    """Test documents: ids, gold orders of 2 to 14 sentences, a Brown-like genre."""
+    return [
+        {"id": f"doc-{i:03d}", "gold": list(range(2 + i % 13)), "meta": {"genre": GENRES[i % 3]}}
+        for i in range(n_docs)
+    ]
+
+
+def predict(docs: list[dict], quality: float, seed: int) -> list[dict]:
+    """Prediction records: each document's gold order with random transpositions; fewer
+    transpositions for higher `quality` (1.0 = perfect)."""
+    rng = random.Random(seed)
+    records = []
+    for doc in docs:
+        pred = list(doc["gold"])
+        for _ in range(round((1 - quality) * len(pred))):
+            i, j = rng.randrange(len(pred)), rng.randrange(len(pred))
+            pred[i], pred[j] = pred[j], pred[i]
+        records.append({**doc, "pred": pred})
+    return records
+
+
+def write_run(
+    runs: Path,
+    preset: str,
+    seed: int,
+    quality: float,
+    dataset: str = "brown",
+    variant: str = "base",
+    net: dict | None = None,
+    n_docs: int = N_DOCS,
+) -> Path:
+    """A finished run under `runs/<dataset>/<preset>/<variant>/seed_<seed>/`."""
+    run_dir = runs / dataset / preset / variant / f"seed_{seed}"
+    (run_dir / ".hydra").mkdir(parents=True)
+    stream = zlib.crc32(f"{preset}/{variant}/{seed}".encode())
+    records = predict(documents(n_docs), quality, seed=stream)
+    write_predictions(run_dir / "predictions.jsonl", records)
+    test = corpus_metrics((r["gold"], r["pred"]) for r in records)
+    config = {"model": {"name": preset, "net": net or {}}, "dataset": {"name": dataset},
+              "seed": seed, "variant": variant}
+    (run_dir / ".hydra" / "config.yaml").write_text(json.dumps(config))
+    write_run_record(run_dir, {
+        "model": preset, "dataset": dataset, "variant": variant, "seed": seed,
+        "split": {"test": test, "valid": test},
+        "ci": {"test": bootstrap_summary(records, n_resamples=200)},
+        "breakdowns": {"test": breakdowns(records)},
+        "n_params": 1000 + 10 * len(preset), "train_seconds": 90.0 + seed,
+        "n_docs": test["n_docs"], "n_trivial": test["n_trivial"],
+        "config": config, "git_commit": "0" * 40,
+    })
+    return run_dir

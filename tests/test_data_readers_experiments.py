@@ -1,0 +1,31 @@
+"""Per-dataset published settings (conf/experiment/attordernet_<dataset>.yaml): ATTOrderNet's
+training settings (attordernet_paper) and its paragraph-encoder depth per dataset (Cui et
+al. 2018)."""
+
+from __future__ import annotations
+
+import pytest
+from omegaconf import OmegaConf
+
+from benchmark.config import CONF_DIR, compose_config
+
+ATTORDERNET = CONF_DIR / "model" / "attordernet.yaml"
+LAYERS_KEY = "paragraph_layers"
+PUBLISHED_LAYERS = {
+    "nips": 2,
+    "aan": 6,
+    "nsf": 4,
+    "arxiv": 4,
+    "sind": 2,
+    "accident": 2,
+    "earthquake": 2,
+}
+
+
+@pytest.mark.parametrize("name, layers", sorted(PUBLISHED_LAYERS.items()))
+def test_attordernet_experiment(name: str, layers: int) -> None:
+    assert LAYERS_KEY in OmegaConf.load(ATTORDERNET).net  # overrides a key the preset has
+    cfg = compose_config([f"+experiment=attordernet_{name}", "dataset.path=/data"])
+    assert cfg.dataset.name == name and cfg.dataset.reader.path == "/data"
+    assert cfg.model.name == "attordernet" and cfg.model.net[LAYERS_KEY] == layers
+    assert cfg.model.batch_size == 16 and cfg.model.beam_size == 64  # attordernet_paper

@@ -1,0 +1,60 @@
+"""`python -m benchmark.datacard`: per-split document and sentence statistics, train
+vocabulary, published sizes; a second card comes from the processed cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fixtures_readers import write_logeswaran
+
+from benchmark.config import compose_config
+from benchmark.datacard import datacard, main, split_card, train_vocabulary
+from data.document import Document
+
+NAMES = {"train": ["10", "11", "123", "1234"], "valid": ["20"], "test": ["3", "31"]}
+
+
+def test_split_card_and_vocabulary() -> None:
+    docs = [
+        Document("a", ["One two.", "Two three!"]),
+        Document("b", ["Four."]),
+        Document("c", list("xyz")),
+    ]
+    assert split_card(docs) == {"n_docs": 3, "min": 1, "mean": 2.0, "max": 3, "n_trivial": 1}
+    assert train_vocabulary(docs) == len({"one", "two", ".", "three", "!", "four", "x", "y", "z"})
+
+
+def test_cli_prints_one_json_object(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    root = write_logeswaran(tmp_path / "nips", "nips", NAMES)
+    overrides = [
+        "dataset=nips",
+        f"dataset.path={root}",
+        f"+dataset.datamodule.cache_dir={tmp_path / 'c'}",
+    ]
+    main(overrides)
+    card = json.loads(capsys.readouterr().out)
+    # document n has 3 + len(n) % 4 sentences (fixtures_readers.write_logeswaran)
+    assert card["splits"] == {
+        "train": {"n_docs": 4, "min": 3, "mean": 4.75, "max": 6, "n_trivial": 0},
+        "valid": {"n_docs": 1, "min": 5, "mean": 5.0, "max": 5, "n_trivial": 0},
+        "test": {"n_docs": 2, "min": 4, "mean": 4.5, "max": 5, "n_trivial": 0},
+    }
+    assert card["dataset"] == "nips" and card["published"] == {
+        "train": 2448,
+        "valid": 409,
+        "test": 402,
+    }
+    assert card["model_vocab_size"] == card["vocab_size"] + 2  # min_freq 1, plus <pad> <unk>
+    cfg = compose_config([*overrides, "++model.embeddings=null"])
+    assert datacard(cfg) == card  # a second card, from the processed cache
+    assert len(list((tmp_path / "c").iterdir())) == 1
+
+
+def test_missing_data_exits_with_the_layout(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["dataset=sind"])
+    assert "dataset.path is not set" in str(info.value.code)
+    assert "story-in-sequence.json" in str(info.value.code)
+    assert capsys.readouterr().out == ""

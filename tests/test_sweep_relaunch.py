@@ -1,0 +1,51 @@
+"""The smoke sweep (`make sweep-local SWEEP=smoke` and its in-process twin): 4 runs;
+relaunching runs nothing; after deleting one record, relaunching runs exactly that one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fixtures_sweep import run_train
+
+LAUNCHERS = [
+    pytest.param((), id="in-process"),
+    pytest.param(  # the command of `make sweep-local SWEEP=smoke`
+        ("hydra/launcher=local", "hydra.sweeper.max_batch_size=2"),
+        id="submitit-local",
+        marks=pytest.mark.slow,
+    ),
+]
+
+
+def records(runs: Path) -> dict[Path, int]:
+    """Run record -> modification time (ns)."""
+    return {path: path.stat().st_mtime_ns for path in sorted(runs.rglob("metrics.json"))}
+
+
+def sweep(runs: Path, launcher: tuple[str, ...]) -> str:
+    result = run_train(runs, "-m", "sweep=smoke", *launcher)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result.stdout
+
+
+@pytest.mark.parametrize("launcher", LAUNCHERS)
+def test_smoke_sweep_runs_each_job_once_and_only_what_is_missing(tmp_path: Path, launcher):
+    out = sweep(tmp_path, launcher)
+    first = records(tmp_path)
+    assert [p.parent.relative_to(tmp_path).as_posix() for p in first] == [
+        f"synthetic/{model}/smoke/seed_{seed}"
+        for model in ("lstm_ptrnet", "random") for seed in (0, 1)
+    ]
+    assert "4 runs: 4 finished (4 in this sweep, 0 before)" in out
+
+    out = sweep(tmp_path, launcher)
+    assert records(tmp_path) == first
+    assert "4 runs: 4 finished (0 in this sweep, 4 before)" in out
+
+    deleted = next(path for path in first if "lstm_ptrnet/smoke/seed_1" in path.as_posix())
+    deleted.unlink()
+    out = sweep(tmp_path, launcher)
+    again = records(tmp_path)
+    assert {path for path in first if again[path] != first[path]} == {deleted}
+    assert "4 runs: 4 finished (1 in this sweep, 3 before)" in out
