@@ -51,7 +51,8 @@ sweep: setup  ## submit the jobs of conf/sweep/SWEEP.yaml to SLURM (SWEEP=paper 
 	$(PY) -m benchmark.train -m sweep=$(SWEEP) hydra/launcher=slurm trainer=$(TRAINER) $(ARGS)
 
 sweep-local: setup  ## run the same jobs as local processes, JOBS at a time (SWEEP=smoke JOBS=2)
-	$(PY) -m benchmark.train -m sweep=$(SWEEP) hydra/launcher=local hydra.sweeper.max_batch_size=$(JOBS) $(ARGS)
+	$(PY) -m benchmark.train -m sweep=$(SWEEP) hydra/launcher=local hydra.sweeper.max_batch_size=$(JOBS) \
+		cpu_threads=$$(( ($$(nproc) + $(JOBS) - 1) / $(JOBS) )) $(ARGS)
 
 sweep-list: setup  ## dry run of `make sweep`: the jobs of SWEEP and what each would do
 	$(PY) -m benchmark.sweep_list $(SWEEP) trainer=$(TRAINER) $(ARGS)

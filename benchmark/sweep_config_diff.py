@@ -22,6 +22,7 @@ IGNORED_KEYS = (
     "trainer.enable_progress_bar",
     "trainer.log_every_n_steps",
     "dataset.datamodule.num_workers",  # loader processes; batches are the same
+    "cpu_threads",  # intra-op threads of one process; the same computation
 )
 
 _MISSING = "<absent>"

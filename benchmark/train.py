@@ -15,6 +15,7 @@ from pathlib import Path
 
 import hydra
 import pytorch_lightning as pl
+import torch
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from hydra.utils import instantiate
@@ -111,6 +112,8 @@ def build_trainer(
 def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
     """Train (unless the model has nothing to learn; from `plan.ckpt_path` when resuming),
     select on valid, test once."""
+    if cfg.cpu_threads:
+        torch.set_num_threads(cfg.cpu_threads)
     pl.seed_everything(cfg.seed, workers=True)
     datamodule = build_datamodule(cfg)
     datamodule.prepare_data()
