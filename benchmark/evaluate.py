@@ -27,6 +27,7 @@ import torch
 from hydra.errors import InstantiationException
 from omegaconf import DictConfig, OmegaConf
 
+from benchmark.cli_args import UsageError, choice, parse_key_values, positive_int
 from benchmark.discrimination import MAX_PERMUTATIONS, add_to_record, discrimination_records
 from benchmark.lit_module import OrderingTask
 from benchmark.run_record import RECORD_NAME, read_run_record, write_run_record
@@ -43,28 +44,19 @@ USAGE = (
 TASKS = ("discrimination",)
 
 
-class UsageError(ValueError):
-    """Bad command-line arguments."""
-
-
 def parse_args(argv: Sequence[str]) -> dict:
     """`key=value` arguments -> `run` (Path), `task`, `split`, `max_permutations` (int)."""
-    args = {"run": None, "task": None, "split": "test", "max_permutations": str(MAX_PERMUTATIONS)}
-    for arg in argv:
-        key, sep, value = arg.partition("=")
-        if not sep or key not in args:
-            raise UsageError(f"unexpected argument {arg!r}; usage: {USAGE}")
-        args[key] = value
-    if missing := [key for key in ("run", "task") if not args[key]]:
-        raise UsageError(f"missing {' and '.join(missing)}; usage: {USAGE}")
-    if args["task"] not in TASKS:
-        raise UsageError(f"task must be one of {', '.join(TASKS)}, got {args['task']!r}")
-    if args["split"] not in EVAL_SPLITS:
-        raise UsageError(f"split must be one of {', '.join(EVAL_SPLITS)}, got {args['split']!r}")
-    value = args["max_permutations"]
-    if not value.isdigit() or int(value) < 1:
-        raise UsageError(f"max_permutations must be an integer >= 1, got {value!r}")
-    return {**args, "run": Path(args["run"]), "max_permutations": int(value)}
+    defaults = {
+        "run": None,
+        "task": None,
+        "split": "test",
+        "max_permutations": str(MAX_PERMUTATIONS),
+    }
+    args = parse_key_values(argv, defaults, ("run", "task"), USAGE)
+    choice(args, "task", TASKS)
+    choice(args, "split", EVAL_SPLITS)
+    permutations = positive_int("max_permutations", args["max_permutations"])
+    return {**args, "run": Path(args["run"]), "max_permutations": permutations}
 
 
 def load_run(run_dir: Path) -> tuple[DictConfig, object, OrderingTask]:

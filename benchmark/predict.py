@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from benchmark.cli_args import UsageError, choice, parse_key_values, positive_int
 from benchmark.trained_run import RunError, load_trained_run
 from data.sentence_split import split_sentences
 
@@ -26,22 +27,11 @@ USAGE = "python -m benchmark.predict run=RUN_DIR input=FILE [beam=K] [split=auto
 SPLIT_MODES = ("auto", "lines", "text")
 
 
-class UsageError(ValueError):
-    """Bad command-line arguments or input."""
-
-
 def parse_args(argv: Sequence[str]) -> dict[str, str]:
     """`key=value` arguments as a dict with `run`, `input`, `beam` (maybe None), `split`."""
-    args: dict[str, str | None] = {"run": None, "input": None, "beam": None, "split": "auto"}
-    for arg in argv:
-        key, sep, value = arg.partition("=")
-        if not sep or key not in args:
-            raise UsageError(f"unexpected argument {arg!r}; usage: {USAGE}")
-        args[key] = value
-    if missing := [key for key in ("run", "input") if not args[key]]:
-        raise UsageError(f"missing {' and '.join(missing)}; usage: {USAGE}")
-    if args["split"] not in SPLIT_MODES:
-        raise UsageError(f"split must be one of {', '.join(SPLIT_MODES)}, got {args['split']!r}")
+    defaults = {"run": None, "input": None, "beam": None, "split": "auto"}
+    args = parse_key_values(argv, defaults, ("run", "input"), USAGE)
+    choice(args, "split", SPLIT_MODES)
     return args
 
 
@@ -49,9 +39,7 @@ def parse_beam(value: str | None) -> int | None:
     """The beam width, or None for the run's own."""
     if value is None:
         return None
-    if not value.isdigit() or int(value) < 1:
-        raise UsageError(f"beam must be an integer >= 1, got {value!r}")
-    return int(value)
+    return positive_int("beam", value)
 
 
 def read_input(source: str) -> str:
@@ -72,9 +60,7 @@ def sentences_of(text: str, mode: str = "auto") -> tuple[list[str], bool]:
     """(sentences, one_per_line) of the input `text` under split `mode` (see module doc)."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     one_per_line = mode == "lines" or (
-        mode == "auto"
-        and len(lines) > 1
-        and all(len(split_sentences(line)) == 1 for line in lines)
+        mode == "auto" and len(lines) > 1 and all(len(split_sentences(line)) == 1 for line in lines)
     )
     sentences = lines if one_per_line else split_sentences(text)
     if not sentences:

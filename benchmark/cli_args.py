@@ -1,0 +1,39 @@
+"""`key=value` command-line arguments, Hydra-style, for the tools that work on a run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+
+class UsageError(ValueError):
+    """Bad command-line arguments or input; the tools print it as one line and exit 2."""
+
+
+def parse_key_values(
+    argv: Sequence[str], defaults: Mapping[str, str | None], required: Sequence[str], usage: str
+) -> dict[str, str | None]:
+    """`defaults` updated with `key=value` arguments; unknown keys and missing `required`
+    ones raise UsageError naming them and the usage line."""
+    args = dict(defaults)
+    for arg in argv:
+        key, sep, value = arg.partition("=")
+        if not sep or key not in args:
+            raise UsageError(f"unexpected argument {arg!r}; usage: {usage}")
+        args[key] = value
+    if missing := [key for key in required if not args[key]]:
+        raise UsageError(f"missing {' and '.join(missing)}; usage: {usage}")
+    return args
+
+
+def choice(args: Mapping[str, str | None], key: str, allowed: Sequence[str]) -> str:
+    """The value of `key`, which must be one of `allowed`."""
+    if args[key] not in allowed:
+        raise UsageError(f"{key} must be one of {', '.join(allowed)}, got {args[key]!r}")
+    return args[key]
+
+
+def positive_int(key: str, value: str) -> int:
+    """`value` as an integer >= 1."""
+    if not value.isdigit() or int(value) < 1:
+        raise UsageError(f"{key} must be an integer >= 1, got {value!r}")
+    return int(value)
