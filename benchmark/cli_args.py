@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 
 
@@ -37,3 +38,20 @@ def positive_int(key: str, value: str) -> int:
     if not value.isdigit() or int(value) < 1:
         raise UsageError(f"{key} must be an integer >= 1, got {value!r}")
     return int(value)
+
+
+EXIT_BAD_INPUT = 2  # exit status of every tool for bad arguments or input
+
+
+def asks_for_help(argv: Sequence[str], usage: str, doc: str) -> bool:
+    """Print the usage line and the body of the tool's docstring if `-h`/`--help` is given."""
+    if not any(arg in ("-h", "--help") for arg in argv):
+        return False
+    print(f"usage: {usage}\n\n{doc.split(chr(10) + chr(10), 1)[1]}")
+    return True
+
+
+def report_error(tool: str, error: Exception) -> int:
+    """Print `error` as one line on stderr and return EXIT_BAD_INPUT."""
+    print(f"{tool}: error: {' '.join(str(error).split())}", file=sys.stderr)
+    return EXIT_BAD_INPUT

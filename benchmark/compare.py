@@ -19,11 +19,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchmark.bootstrap import CI_ALPHA
+from benchmark.cli_args import EXIT_BAD_INPUT
 from benchmark.metrics import LOWER_IS_BETTER, score_records, trivial_policy
 from benchmark.paired import align_records, paired_test
 from benchmark.predictions import read_predictions
 from benchmark.run_record import PREDICTIONS_NAME, read_run_record
-from benchmark.score import EXIT_BAD_INPUT, json_safe
+from benchmark.score import json_safe
 
 RUN_KEYS = ("model", "dataset", "variant", "seed")  # copied from the run record
 

@@ -27,7 +27,14 @@ import torch
 from hydra.errors import InstantiationException
 from omegaconf import DictConfig, OmegaConf
 
-from benchmark.cli_args import UsageError, choice, parse_key_values, positive_int
+from benchmark.cli_args import (
+    UsageError,
+    asks_for_help,
+    choice,
+    parse_key_values,
+    positive_int,
+    report_error,
+)
 from benchmark.discrimination import MAX_PERMUTATIONS, add_to_record, discrimination_records
 from benchmark.lit_module import OrderingTask
 from benchmark.run_record import RECORD_NAME, read_run_record, write_run_record
@@ -36,7 +43,6 @@ from benchmark.train import build_datamodule, build_task
 from benchmark.trained_run import CHECKPOINT_PATH, CONFIG_PATH, RunError
 from data.datamodule import EVAL_SPLITS
 
-EXIT_BAD_INPUT = 2
 USAGE = (
     "python -m benchmark.evaluate run=RUN_DIR task=discrimination [split=test] "
     f"[max_permutations={MAX_PERMUTATIONS}]"
@@ -107,15 +113,13 @@ def evaluate_discrimination(run_dir: Path, split: str, max_permutations: int) ->
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if any(arg in ("-h", "--help") for arg in argv):
-        print(f"usage: {USAGE}\n\n{__doc__.split(chr(10) + chr(10), 1)[1]}")
+    if asks_for_help(argv, USAGE, __doc__):
         return 0
     try:
         args = parse_args(argv)
         result = evaluate_discrimination(args["run"], args["split"], args["max_permutations"])
     except (UsageError, RunError) as error:
-        print(f"benchmark.evaluate: error: {' '.join(str(error).split())}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return report_error("benchmark.evaluate", error)
     print(json.dumps(json_safe(result), indent=2))
     return 0
 

@@ -39,11 +39,11 @@ from scipy import stats
 
 from benchmark.atomic_io import atomic_write_text
 from benchmark.bootstrap import CI_ALPHA
+from benchmark.cli_args import EXIT_BAD_INPUT
 from benchmark.leaderboard_markdown import to_markdown
 from benchmark.metrics import HEADLINE_ACCURACY
 from benchmark.pooled_paired import compare_rows, pool_seeds
 from benchmark.run_collection import Run, collect_runs, group_runs, metric_order
-from benchmark.score import EXIT_BAD_INPUT
 from benchmark.wandb_export import log_leaderboard
 
 MAIN_METRICS = ("tau", "pmr", HEADLINE_ACCURACY)
@@ -116,8 +116,11 @@ def _warn(message: str) -> None:
 def _paired_columns(tau: dict | None) -> dict:
     """The paired-test columns from the best-vs-row test of tau (None: no test)."""
     if tau is None or math.isnan(tau["p_permutation"]):
-        return {"tau_diff_vs_best": math.nan, "tau_p_vs_best": math.nan,
-                "not_worse_than_best": None}
+        return {
+            "tau_diff_vs_best": math.nan,
+            "tau_p_vs_best": math.nan,
+            "not_worse_than_best": None,
+        }
     return {
         "tau_diff_vs_best": -tau["diff"],  # the test ran best - row
         "tau_p_vs_best": tau["p_permutation"],
@@ -130,8 +133,9 @@ def _compare_with_best(
 ) -> dict[tuple, dict]:
     """Paired-test columns of every row of one dataset; `keys` ranked best first."""
     best, others = keys[0], keys[1:]
-    columns = {best: {"tau_diff_vs_best": 0.0, "tau_p_vs_best": math.nan,
-                      "not_worse_than_best": True}}
+    columns = {
+        best: {"tau_diff_vs_best": 0.0, "tau_p_vs_best": math.nan, "not_worse_than_best": True}
+    }
     try:
         best_pooled = pool_seeds(groups[best])
     except (ValueError, OSError) as error:
@@ -141,8 +145,7 @@ def _compare_with_best(
         try:
             tau = compare_rows(best_pooled, pool_seeds(groups[key]), n_resamples, seed)
         except (ValueError, OSError) as error:  # PairingError is a ValueError
-            _warn(f"{key[0]}: {_label(key)} not compared with the best row {_label(best)}: "
-                  f"{error}")
+            _warn(f"{key[0]}: {_label(key)} not compared with the best row {_label(best)}: {error}")
             columns[key] = _paired_columns(None)
         else:
             columns[key] = _paired_columns(tau[RANK_METRIC])
@@ -189,11 +192,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--runs", type=Path, default=Path("runs"), help="runs directory")
     parser.add_argument("--out", type=Path, default=Path("results"), help="output directory")
-    parser.add_argument("--resamples", type=int, default=PAIRED_RESAMPLES, metavar="N",
-                        help=f"resamples of the paired test (default {PAIRED_RESAMPLES})")
+    parser.add_argument(
+        "--resamples",
+        type=int,
+        default=PAIRED_RESAMPLES,
+        metavar="N",
+        help=f"resamples of the paired test (default {PAIRED_RESAMPLES})",
+    )
     parser.add_argument("--seed", type=int, default=0, help="paired-test seed (default 0)")
-    parser.add_argument("--wandb", action="store_true",
-                        help="also log the table to W&B (offline unless WANDB_MODE says otherwise)")
+    parser.add_argument(
+        "--wandb",
+        action="store_true",
+        help="also log the table to W&B (offline unless WANDB_MODE says otherwise)",
+    )
     args = parser.parse_args(argv)
     if args.resamples < 1:
         parser.error(f"--resamples must be >= 1, got {args.resamples}")

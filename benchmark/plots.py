@@ -34,11 +34,11 @@ from matplotlib.figure import Figure
 
 from benchmark.ablations import ABLATIONS, Ablation, ablation_levels, compared_levels
 from benchmark.breakdowns import LENGTH_LABELS, breakdowns
+from benchmark.cli_args import EXIT_BAD_INPUT
 from benchmark.compare import load_run
 from benchmark.leaderboard import MAIN_METRICS, summarise_row
 from benchmark.plot_style import metric_label, new_figure, preset_colour, save_png
 from benchmark.run_collection import DEFAULT_VARIANT, Run, collect_runs
-from benchmark.score import EXIT_BAD_INPUT
 from benchmark.wandb_export import log_plots
 
 ABLATION_METRICS = ("tau", "pmr")
@@ -52,21 +52,28 @@ def _means_and_errors(groups: Sequence[Sequence[Run]], metric: str):
     """Seed means (G,) of `metric` per group and their error-bar lengths (2, G)."""
     rows = [summarise_row(runs, [metric]) for runs in groups]
     means = np.array([row[f"{metric}_mean"] for row in rows])  # (G,)
-    bounds = np.array([[row[f"{metric}_ci_docs_{side}"] for row in rows]
-                       for side in ("low", "high")])  # (2, G)
+    bounds = np.array(
+        [[row[f"{metric}_ci_docs_{side}"] for row in rows] for side in ("low", "high")]
+    )  # (2, G)
     errors = np.abs(bounds - means)  # (2, G); NaN bounds draw no bar
     return means, np.nan_to_num(errors)
 
 
-def _seed_dots(axis, positions: Sequence[float], groups: Sequence[Sequence[Run]],
-               metric: str) -> None:
+def _seed_dots(
+    axis, positions: Sequence[float], groups: Sequence[Sequence[Run]], metric: str
+) -> None:
     for position, runs in zip(positions, groups, strict=True):
         seeds = [run.metrics[metric] for run in runs if metric in run.metrics]
         axis.scatter([position] * len(seeds), seeds, color="black", s=10, zorder=3)
 
 
-def _bar_panel(axis, labels: Sequence[str], colours: Sequence[str],
-               groups: Sequence[Sequence[Run]], metric: str) -> None:
+def _bar_panel(
+    axis,
+    labels: Sequence[str],
+    colours: Sequence[str],
+    groups: Sequence[Sequence[Run]],
+    metric: str,
+) -> None:
     """Bars of the seed mean of `metric` per group, CI error bars, a dot per seed."""
     means, errors = _means_and_errors(groups, metric)
     x = np.arange(len(labels))
@@ -78,8 +85,14 @@ def _bar_panel(axis, labels: Sequence[str], colours: Sequence[str],
     axis.grid(axis="y", alpha=0.3)
 
 
-def _line_panel(axis, values: Sequence[float], colour: str,
-                groups: Sequence[Sequence[Run]], metric: str, label: str) -> None:
+def _line_panel(
+    axis,
+    values: Sequence[float],
+    colour: str,
+    groups: Sequence[Sequence[Run]],
+    metric: str,
+    label: str,
+) -> None:
     """The seed mean of `metric` against a numeric setting, CI error bars, seed dots."""
     means, errors = _means_and_errors(groups, metric)
     axis.errorbar(values, means, yerr=errors, color=colour, marker="o", capsize=4)
@@ -133,8 +146,7 @@ def ablation_plot(study: Ablation, dataset: str, levels: Mapping[object, list[Ru
     numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
     for axis, metric in zip(axes, ABLATION_METRICS, strict=True):
         if numeric:
-            _line_panel(axis, values, preset_colour(study.presets[0]), groups, metric,
-                        study.axis)
+            _line_panel(axis, values, preset_colour(study.presets[0]), groups, metric, study.axis)
         else:
             colours = [_level_colour(study, level) for level in values]
             _bar_panel(axis, [_level_label(level) for level in values], colours, groups, metric)
@@ -165,8 +177,9 @@ def _bucket_means(runs: Sequence[Run], field: str) -> dict[str, tuple[float, int
     return {bucket: (float(np.mean(v)), sizes[bucket]) for bucket, v in values.items()}
 
 
-def breakdown_plot(dataset: str, groups: Mapping[str, list[Run]], field: str,
-                   title: str, axis_label: str) -> Figure | None:
+def breakdown_plot(
+    dataset: str, groups: Mapping[str, list[Run]], field: str, title: str, axis_label: str
+) -> Figure | None:
     """tau per bucket of `field` for every preset (None when no run has that breakdown).
 
     Length buckets are drawn as lines in length order, other buckets as grouped bars.
@@ -175,8 +188,10 @@ def breakdown_plot(dataset: str, groups: Mapping[str, list[Run]], field: str,
     means = {preset: buckets for preset, buckets in means.items() if buckets}
     if not means:
         return None
-    buckets = sorted({b for per in means.values() for b in per},
-                     key=LENGTH_LABELS.index if field == LENGTH_FIELD else str)
+    buckets = sorted(
+        {b for per in means.values() for b in per},
+        key=LENGTH_LABELS.index if field == LENGTH_FIELD else str,
+    )
     sizes = {b: next(per[b][1] for per in means.values() if b in per) for b in buckets}
     figure, (axis,) = new_figure(1, width=max(6.0, 1.1 * len(buckets) + 2), height=4.2)
     x = np.arange(len(buckets))
@@ -186,8 +201,15 @@ def breakdown_plot(dataset: str, groups: Mapping[str, list[Run]], field: str,
         if field == LENGTH_FIELD:
             axis.plot(x, y, marker="o", color=preset_colour(preset), label=preset)
         else:
-            axis.bar(x - 0.4 + width * (k + 0.5), y, width, color=preset_colour(preset),
-                     label=preset, edgecolor="black", linewidth=0.5)
+            axis.bar(
+                x - 0.4 + width * (k + 0.5),
+                y,
+                width,
+                color=preset_colour(preset),
+                label=preset,
+                edgecolor="black",
+                linewidth=0.5,
+            )
     axis.set_xticks(x, [f"{b}\n(n={sizes[b]})" for b in buckets])
     axis.set_xlabel(axis_label)
     axis.set_ylabel(metric_label(BREAKDOWN_METRIC))
@@ -212,22 +234,37 @@ def make_plots(runs: Sequence[Run], out_dir: Path) -> tuple[dict[str, Path], lis
     for dataset in sorted({run.dataset for run in runs}):
         on_dataset = [run for run in runs if run.dataset == dataset]
         groups = base_groups(on_dataset)
-        emit(f"{dataset}_main_metrics", main_metrics_plot(dataset, groups) if groups else None,
-             f"no run with variant={DEFAULT_VARIANT}")
+        emit(
+            f"{dataset}_main_metrics",
+            main_metrics_plot(dataset, groups) if groups else None,
+            f"no run with variant={DEFAULT_VARIANT}",
+        )
         for study in ABLATIONS:
             levels = ablation_levels(study, on_dataset)
             compared = compared_levels(study, levels)
             figure = ablation_plot(study, dataset, levels) if compared > 1 else None
             what = study.key or "presets " + ", ".join(study.presets)
-            emit(f"{dataset}_ablation_{study.name}", figure,
-                 f"needs runs at two or more settings of {what} (found {compared})")
-        emit(f"{dataset}_tau_by_length",
-             breakdown_plot(dataset, groups, LENGTH_FIELD, "Kendall's τ by paragraph length",
-                            "paragraph length (sentences)"),
-             "no base-variant run with a length breakdown")
-        emit(f"{dataset}_tau_by_genre",
-             breakdown_plot(dataset, groups, GENRE_FIELD, "Kendall's τ by genre", "genre"),
-             "no base-variant run with a genre breakdown (documents without meta.genre)")
+            emit(
+                f"{dataset}_ablation_{study.name}",
+                figure,
+                f"needs runs at two or more settings of {what} (found {compared})",
+            )
+        emit(
+            f"{dataset}_tau_by_length",
+            breakdown_plot(
+                dataset,
+                groups,
+                LENGTH_FIELD,
+                "Kendall's τ by paragraph length",
+                "paragraph length (sentences)",
+            ),
+            "no base-variant run with a length breakdown",
+        )
+        emit(
+            f"{dataset}_tau_by_genre",
+            breakdown_plot(dataset, groups, GENRE_FIELD, "Kendall's τ by genre", "genre"),
+            "no base-variant run with a genre breakdown (documents without meta.genre)",
+        )
     return written, notes
 
 
@@ -237,10 +274,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Draw the result plots (PNG) from the finished runs.",
     )
     parser.add_argument("--runs", type=Path, default=Path("runs"), help="runs directory")
-    parser.add_argument("--out", type=Path, default=Path("results/plots"),
-                        help="output directory (default results/plots)")
-    parser.add_argument("--wandb", action="store_true",
-                        help="also log the plots to W&B (offline unless WANDB_MODE says otherwise)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("results/plots"),
+        help="output directory (default results/plots)",
+    )
+    parser.add_argument(
+        "--wandb",
+        action="store_true",
+        help="also log the plots to W&B (offline unless WANDB_MODE says otherwise)",
+    )
     args = parser.parse_args(argv)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

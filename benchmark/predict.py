@@ -18,11 +18,17 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark.cli_args import UsageError, choice, parse_key_values, positive_int
+from benchmark.cli_args import (
+    UsageError,
+    asks_for_help,
+    choice,
+    parse_key_values,
+    positive_int,
+    report_error,
+)
 from benchmark.trained_run import RunError, load_trained_run
 from data.sentence_split import split_sentences
 
-EXIT_BAD_INPUT = 2
 USAGE = "python -m benchmark.predict run=RUN_DIR input=FILE [beam=K] [split=auto|lines|text]"
 SPLIT_MODES = ("auto", "lines", "text")
 
@@ -70,8 +76,7 @@ def sentences_of(text: str, mode: str = "auto") -> tuple[list[str], bool]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if any(arg in ("-h", "--help") for arg in argv):
-        print(f"usage: {USAGE}\n\n{__doc__.split(chr(10) + chr(10), 1)[1]}")
+    if asks_for_help(argv, USAGE, __doc__):
         return 0
     try:
         args = parse_args(argv)
@@ -80,8 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         run = load_trained_run(args["run"])
         order = run.order(sentences, beam)
     except (UsageError, RunError) as error:
-        print(f"benchmark.predict: error: {' '.join(str(error).split())}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return report_error("benchmark.predict", error)
     unknown, total = run.unknown_words(sentences)
     if unknown:
         print(

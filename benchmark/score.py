@@ -24,10 +24,9 @@ from pathlib import Path
 
 from benchmark.bootstrap import CI_ALPHA, bootstrap_metrics
 from benchmark.breakdowns import breakdowns
+from benchmark.cli_args import EXIT_BAD_INPUT
 from benchmark.metrics import score_records, summarise
 from benchmark.predictions import Prediction, read_predictions
-
-EXIT_BAD_INPUT = 2
 
 
 def score_predictions(
