@@ -84,6 +84,17 @@ class MiniLMSentenceEncoder(nn.Module):
         out[real] = vectors  # row-major: document by document, sentence by sentence
         return out
 
+    def prepare(self, texts: list[str], chunk: int = 4096) -> int:
+        """Encode the sentences of `texts` not known yet, keeping their vectors (and writing
+        them to the store), so that no training run spends its time budget on MiniLM
+        (`python -m benchmark.prepare_data model=minilm_ptrnet`). -> how many were new."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        for start in range(0, len(missing), chunk):  # the store writes as it goes
+            self._encode(missing[start : start + chunk])
+        if self.store is not None:
+            self.store.flush()
+        return len(missing)
+
     @torch.no_grad()
     def _encode(self, texts: list[str]) -> Tensor:
         """-> (len(texts), 384) float32 on the CPU, from the cache where possible."""

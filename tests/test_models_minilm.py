@@ -100,3 +100,13 @@ def test_vector_store_shards_are_written_whole_and_merged(tmp_path):
     loaded = SentenceVectorStore(tmp_path).load()
     assert sorted(loaded) == ["a", "b", "c"]
     torch.testing.assert_close(loaded["c"], torch.full((3,), 2.0))
+
+
+def test_prepare_encodes_each_new_sentence_once_into_the_store(tmp_path, monkeypatch, no_network):
+    encoder = MiniLMSentenceEncoder(store=tmp_path)
+    assert encoder.prepare(["One.", "Two.", "One."], chunk=1) == 2
+    assert encoder.prepare(["Two.", "Three."]) == 1
+    later = MiniLMSentenceEncoder(store=tmp_path)  # a later run: nothing left to encode
+    monkeypatch.setattr(later, "_run", lambda texts: pytest.fail(f"re-encoded {texts}"))
+    assert later.prepare(["Three.", "One."]) == 0
+    assert later([["One.", "Two.", "Three."]], 3).shape == (1, 3, 384)
