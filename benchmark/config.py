@@ -7,10 +7,13 @@ from pathlib import Path
 from hydra import compose, initialize_config_dir
 from omegaconf import DictConfig
 
+from benchmark.sweep_resolvers import register_resolvers
+
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
 
 
 def compose_config(overrides: list[str]) -> DictConfig:
     """The config `python -m benchmark.train` would see with these overrides."""
+    register_resolvers()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
         return compose(config_name="config", overrides=overrides)

@@ -38,6 +38,7 @@ from torch import Tensor, nn
 
 from benchmark.bootstrap import CI_ALPHA, check_settings, percentile_interval, resampled
 from benchmark.metrics import ratio
+from models.batch import to_device
 
 MAX_PERMUTATIONS = 20  # per document (Barzilay & Lapata 2008; DESIGN section 4)
 TOKENS_PER_PASS = 1 << 19  # rows x sentences x tokens scored in one forward pass
@@ -165,12 +166,6 @@ def score_batch(model: nn.Module, batch: dict, sampler: PermutationSampler) -> l
     ]
 
 
-def _to_device(batch: dict, device: torch.device | str | None) -> dict:
-    if device is None:
-        return batch
-    return {k: v.to(device) if isinstance(v, Tensor) else v for k, v in batch.items()}
-
-
 def score_loader(
     model: nn.Module,
     batches: Iterable[dict],
@@ -187,7 +182,7 @@ def score_loader(
         return [
             document
             for batch in batches
-            for document in score_batch(model, _to_device(batch, device), sampler)
+            for document in score_batch(model, to_device(batch, device), sampler)
         ]
     finally:
         model.train(was_training)

@@ -39,9 +39,10 @@ from benchmark.discrimination import MAX_PERMUTATIONS, add_to_record, discrimina
 from benchmark.lit_module import OrderingTask
 from benchmark.run_record import RECORD_NAME, read_run_record, write_run_record
 from benchmark.score import json_safe
-from benchmark.train import build_datamodule, build_task
+from benchmark.train import build_datamodule, build_task, dataset_noise
 from benchmark.trained_run import CHECKPOINT_PATH, CONFIG_PATH, RunError
 from data.datamodule import EVAL_SPLITS
+from data.noise import has_noise
 
 USAGE = (
     "python -m benchmark.evaluate run=RUN_DIR task=discrimination [split=test] "
@@ -96,6 +97,11 @@ def load_run(run_dir: Path) -> tuple[DictConfig, object, OrderingTask]:
 def evaluate_discrimination(run_dir: Path, split: str, max_permutations: int) -> dict:
     """Discrimination figures of a run's `split`, merged into its record; returns them."""
     cfg, datamodule, task = load_run(run_dir)
+    if has_noise(dataset_noise(cfg)):
+        raise RunError(
+            f"{run_dir}: order discrimination is not defined for a run with distractors "
+            f"(dataset.noise={cfg.dataset.noise}): it scores complete orders of the gold sentences"
+        )
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     start = time.perf_counter()
     records = discrimination_records(task.net, datamodule, split, max_permutations, device)

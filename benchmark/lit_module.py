@@ -3,7 +3,9 @@
 The wrapped network follows the interface of DESIGN section 6 (`loss`, `decode`,
 `log_prob`); this module owns optimisation, decoding of whole splits and the metrics.
 Valid and test predictions are gathered from every process and de-duplicated by document
-id, so distributed samplers that pad a split never count a document twice.
+id, so distributed samplers that pad a split never count a document twice. In the noise
+setting (`noisy`, DESIGN section 4) the records carry each document's distractors and the
+figures add `noise_acc` and `n_docs_order` (`benchmark.metrics`).
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ import pytorch_lightning as pl
 import torch
 from torch import nn
 
-from benchmark.metrics import corpus_metrics
+from benchmark.metrics import score_records, summarise
 from benchmark.prediction_records import gather_records, records_from_batch
 
-COUNT_KEYS = frozenset({"n_docs", "n_trivial"})  # bookkeeping, not curves to log
+COUNT_KEYS = frozenset({"n_docs", "n_docs_order", "n_trivial"})  # bookkeeping, not curves
 
 
 class OrderingTask(pl.LightningModule):
@@ -30,6 +32,7 @@ class OrderingTask(pl.LightningModule):
         val_beam_size: int = 1,  # cheap greedy decoding for model selection
         test_beam_size: int = 1,  # the preset's published beam width
         include_trivial: bool = False,
+        noisy: bool = False,  # documents may hold distractors (dataset.noise 1 or 0/1)
     ):
         super().__init__()
         self.net = net
@@ -37,6 +40,7 @@ class OrderingTask(pl.LightningModule):
         self.val_beam_size = val_beam_size
         self.test_beam_size = test_beam_size
         self.include_trivial = include_trivial
+        self.noisy = noisy
         self._records: list[dict] = []
         self.split_records: dict[str, list[dict]] = {}
         self.split_metrics: dict[str, dict] = {}
@@ -72,7 +76,7 @@ class OrderingTask(pl.LightningModule):
 
     def _decode_batch(self, batch: dict, beam_size: int) -> None:
         orders = self.net.decode(batch, beam_size=beam_size)  # (B, N) presented indices
-        self._records.extend(records_from_batch(batch, orders))
+        self._records.extend(records_from_batch(batch, orders, self.noisy))
 
     def on_validation_epoch_end(self) -> None:
         self._finish_split("valid", "val")
@@ -83,9 +87,7 @@ class OrderingTask(pl.LightningModule):
     def _finish_split(self, split: str, log_prefix: str) -> None:
         records = gather_records(self._records)
         self._records = []
-        metrics = corpus_metrics(
-            ((r["gold"], r["pred"]) for r in records), include_trivial=self.include_trivial
-        )
+        metrics = summarise(score_records(records, include_trivial=self.include_trivial))
         self.split_records[split] = records
         self.split_metrics[split] = metrics
         for key, value in metrics.items():

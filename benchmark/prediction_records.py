@@ -2,8 +2,11 @@
 
 A record is `{"id", "gold", "pred"}` in sentence ids (a sentence's position in the
 original document), so it can be written to `predictions.jsonl` and re-scored by
-`python -m benchmark.score` without the model. `with_meta` adds the document's `"meta"`
-(genre, source ...), which the breakdowns group by.
+`python -m benchmark.score` without the model. In the noise setting (DESIGN section 4) a
+record also lists the document's distractor ids (-1, ...) under `"noise"` (`[]` when it
+got none), `gold` holds the real sentences only and `pred` the sentences the model kept.
+`with_meta` adds the document's `"meta"` (genre, source ...), which the breakdowns group
+by.
 """
 
 from __future__ import annotations
@@ -14,16 +17,21 @@ import torch
 import torch.distributed as dist
 
 
-def records_from_batch(batch: dict, orders: torch.Tensor) -> list[dict]:
-    """Map predicted presented indices (B, N), -1 padded, to sentence-id records."""
+def records_from_batch(batch: dict, orders: torch.Tensor, noisy: bool = False) -> list[dict]:
+    """Map predicted presented indices (B, N), -1 padded, to sentence-id records; `noisy`
+    (the noise setting) gives every record its `"noise"` list."""
     gold_order = batch["gold_order"].tolist()  # (B, N) presented indices, -1 padded
     records = []
     documents = zip(batch["doc_ids"], batch["sentence_ids"], strict=True)
     for b, (doc_id, sentence_ids) in enumerate(documents):
         n = len(sentence_ids)
-        pred = [sentence_ids[j] for j in orders[b, :n].tolist()]
-        gold = [sentence_ids[j] for j in gold_order[b][:n]]
-        records.append({"id": doc_id, "gold": gold, "pred": pred})
+        pred = [sentence_ids[j] for j in orders[b, :n].tolist() if j >= 0]
+        gold = [sentence_ids[j] for j in gold_order[b][:n] if j >= 0]
+        record = {"id": doc_id, "gold": gold, "pred": pred}
+        noise = sorted((i for i in sentence_ids if i < 0), reverse=True)  # -1, -2, ...
+        if noisy or noise:
+            record["noise"] = noise
+        records.append(record)
     return records
 
 

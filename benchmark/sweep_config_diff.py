@@ -4,7 +4,8 @@ skip finished runs and resume interrupted ones.
 A run directory is named by (dataset, model, variant, seed); what it holds is valid for a
 new launch only when the new resolved config equals the stored one, leaving out the keys in
 `IGNORED_KEYS`, which change where and how a run is stored, shown or logged but not what it
-computes.
+computes. A key of `ADDED_DEFAULTS` that a config lacks (one stored before the key
+existed) counts as its default, the value such runs were made with.
 """
 
 from __future__ import annotations
@@ -25,11 +26,16 @@ IGNORED_KEYS = (
     "cpu_threads",  # intra-op threads of one process; the same computation
 )
 
+ADDED_DEFAULTS = {
+    "dataset.noise": 0,  # no distractors (DESIGN section 4)
+}
+
 _MISSING = "<absent>"
 
 
 def comparable_config(cfg: DictConfig | Mapping) -> dict:
-    """`cfg` resolved to plain containers, without the `IGNORED_KEYS`.
+    """`cfg` resolved to plain containers, without the `IGNORED_KEYS`, with the
+    `ADDED_DEFAULTS` it lacks.
 
     The keys are dropped before resolving, so interpolations that only work inside a
     running Hydra job (`${hydra:runtime.output_dir}` in the logger) are never evaluated.
@@ -40,6 +46,11 @@ def comparable_config(cfg: DictConfig | Mapping) -> dict:
         node = OmegaConf.select(cfg, ".".join(parents)) if parents else cfg
         if isinstance(node, DictConfig) and leaf in node:
             del node[leaf]
+    for dotted, default in ADDED_DEFAULTS.items():
+        *parents, leaf = dotted.split(".")
+        node = OmegaConf.select(cfg, ".".join(parents))
+        if isinstance(node, DictConfig) and leaf not in node:
+            node[leaf] = default
     return OmegaConf.to_container(cfg, resolve=True)
 
 

@@ -1,14 +1,23 @@
-"""OmegaConf resolvers that tie the launcher's resources to the trainer profile
-(`conf/hydra/launcher/*.yaml`):
+"""OmegaConf resolvers of the configs.
+
+Launcher resources tied to the trainer profile (`conf/hydra/launcher/*.yaml`):
 
 - `${tasks_per_node:${trainer.devices}}`: one task (process) per device;
 - `${gpus_per_node:${trainer.accelerator},${trainer.devices}}`: as many GPUs, or none for
   a CPU profile.
+
+The noise setting (`dataset.noise`, DESIGN section 4; `conf/config.yaml`):
+
+- `${noise_label:${dataset.name},${dataset.noise}}`: the dataset's name in run
+  directories, run records and W&B (`brown`, `brown_noise1`, `brown_noise0-1`);
+- `${selection_metric:${dataset.noise}}`: the valid metric that selects the checkpoint.
 """
 
 from __future__ import annotations
 
 from omegaconf import OmegaConf
+
+from data.noise import has_noise, noise_label
 
 GPU_ACCELERATORS = ("gpu", "cuda")
 
@@ -28,8 +37,20 @@ def gpus_per_node(accelerator: str, devices) -> int | None:
     return tasks_per_node(devices) if accelerator in GPU_ACCELERATORS else None
 
 
+def selection_metric(noise) -> str:
+    """`val/tau`; with distractors `val/pm_f`: tau only counts the documents whose kept
+    sentences are exactly the gold ones (NaN while there is none), pm_f counts every
+    document and rewards both the order and leaving the distractors out."""
+    return "val/pm_f" if has_noise(noise) else "val/tau"
+
+
 def register_resolvers() -> None:
     """Make the resolvers known to OmegaConf (idempotent)."""
-    for name, resolver in (("tasks_per_node", tasks_per_node), ("gpus_per_node", gpus_per_node)):
+    for name, resolver in (
+        ("tasks_per_node", tasks_per_node),
+        ("gpus_per_node", gpus_per_node),
+        ("noise_label", noise_label),
+        ("selection_metric", selection_metric),
+    ):
         if not OmegaConf.has_resolver(name):
             OmegaConf.register_new_resolver(name, resolver)

@@ -3,6 +3,11 @@
 A Hydra app (configs in `conf/`). The run directory receives the best checkpoint
 (selected on valid), `predictions.jsonl` for the test split, the CSV/W&B logs, Hydra's
 `.hydra/` and, last and atomically, `metrics.json` (DESIGN sections 3 and 5).
+
+With `dataset.noise` 1 or 0/1 (distractors, DESIGN section 4; Wang and Wan 2019) the
+model gets an END candidate, the records list each document's distractors, the
+checkpoint is selected on `val/pm_f` and order discrimination, which scores complete
+orders of the gold sentences, is skipped (`protocol.discrimination.skipped`).
 """
 
 from __future__ import annotations
@@ -42,12 +47,19 @@ from benchmark.sweep_plan import CHECKPOINT_DIR, ResumeInfo, RunPlan, plan_run
 from benchmark.sweep_resolvers import register_resolvers
 from benchmark.sweep_submitit import prepare_processes, submitit_logs
 from benchmark.sweep_wandb import build_loggers, finish_wandb
+from data.noise import has_noise, noise_label, noise_setting
 
 log = logging.getLogger(__name__)
 
 
+def dataset_noise(cfg: DictConfig) -> str:
+    """The run's noise setting, "0", "1" or "0/1" (configs older than the option: "0")."""
+    return noise_setting(cfg.dataset.get("noise", 0))
+
+
 def build_datamodule(cfg: DictConfig) -> pl.LightningDataModule:
-    """The dataset's DataModule, with the model's word vectors and the protocol seeds."""
+    """The dataset's DataModule, with the model's word vectors, the protocol seeds and
+    the noise setting."""
     return instantiate(
         cfg.dataset.datamodule,
         reader=instantiate(cfg.dataset.reader),
@@ -55,16 +67,21 @@ def build_datamodule(cfg: DictConfig) -> pl.LightningDataModule:
         protocol_seed=cfg.protocol_seed,
         embeddings=cfg.model.get("embeddings"),
         embedding_dim=cfg.model.get("embedding_dim", 50),
+        noise=dataset_noise(cfg),
+    )
+
+
+def build_net(cfg: DictConfig, vocab_size: int, pretrained_embeddings) -> torch.nn.Module:
+    """The model preset, with an END candidate in the noise setting."""
+    end = {"end_candidate": True} if has_noise(dataset_noise(cfg)) else {}
+    return instantiate(
+        cfg.model.net, vocab_size=vocab_size, pretrained_embeddings=pretrained_embeddings, **end
     )
 
 
 def build_task(cfg: DictConfig, datamodule) -> OrderingTask:
     """The model preset wrapped in the LightningModule."""
-    net = instantiate(
-        cfg.model.net,
-        vocab_size=len(datamodule.vocab),
-        pretrained_embeddings=datamodule.pretrained_embeddings,
-    )
+    net = build_net(cfg, len(datamodule.vocab), datamodule.pretrained_embeddings)
     optimizer = cfg.model.get("optimizer")
     return OrderingTask(
         net,
@@ -72,6 +89,7 @@ def build_task(cfg: DictConfig, datamodule) -> OrderingTask:
         val_beam_size=cfg.model.val_beam_size,
         test_beam_size=cfg.model.beam_size,
         include_trivial=cfg.include_trivial,
+        noisy=has_noise(dataset_noise(cfg)),
     )
 
 
@@ -131,11 +149,15 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
     ckpt_path = "best" if trainable and checkpoint.best_model_path else None
     trainer.validate(task, datamodule=datamodule, ckpt_path=ckpt_path, verbose=False)
     trainer.test(task, datamodule=datamodule, ckpt_path=ckpt_path, verbose=False)
+    noise = dataset_noise(cfg)
+    discriminate = cfg.evaluate_discrimination and not has_noise(noise)
+    if cfg.evaluate_discrimination and not discriminate:
+        log.info("order discrimination skipped: it is not defined with distractors")
     disc_records = (  # order discrimination with the tested model; each process its share
         gather_records(discrimination_records(
             task.net, datamodule, "test", device=trainer.strategy.root_device
         ))
-        if cfg.evaluate_discrimination
+        if discriminate
         else None
     )
 
@@ -148,7 +170,7 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
     write_predictions(run_dir / PREDICTIONS_NAME, split_records["test"])
     record = {
         "model": cfg.model.name,
-        "dataset": cfg.dataset.name,
+        "dataset": noise_label(cfg.dataset.name, noise),
         "variant": cfg.variant,
         "seed": cfg.seed,
         "split": task.split_metrics,
@@ -188,6 +210,16 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
         "git_commit": git_commit(),
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
+    if has_noise(noise):
+        record["protocol"]["noise"] = {
+            "setting": noise,
+            "distractors": "a sentence of another document of the same split, id -1",
+            "draws": "valid/test: sha256(noise, dataset, split, document id, protocol_seed)",
+        }
+        if cfg.evaluate_discrimination:
+            record["protocol"]["discrimination"] = {
+                "skipped": "noise: order discrimination scores complete gold orders"
+            }
     if disc_records is not None:
         add_to_record(record, "test", disc_records, cfg.bootstrap_resamples, cfg.protocol_seed)
     write_run_record(run_dir, record)

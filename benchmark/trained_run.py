@@ -21,6 +21,7 @@ from omegaconf import DictConfig, OmegaConf
 from torch import nn
 
 from benchmark.run_record import RECORD_NAME, VOCAB_NAME
+from benchmark.train import build_net
 from data.collate import collate, make_example
 from data.tokenize import tokenize
 from data.vocab import UNK_ID, Vocab
@@ -55,7 +56,8 @@ class TrainedRun:
 
     @torch.no_grad()
     def order(self, sentences: list[str], beam_size: int | None = None) -> list[int]:
-        """The predicted order of `sentences`, as indices into the list."""
+        """The predicted order of `sentences`, as indices into the list (a model trained
+        with distractors, `dataset.noise`, may leave some out)."""
         if not sentences:
             raise ValueError("nothing to order: no sentences")
         token_ids = [self.vocab.encode(tokenize(sentence)) for sentence in sentences]
@@ -64,7 +66,7 @@ class TrainedRun:
         batch = collate([example])  # texts included, for encoders that read raw text
         beam = self.default_beam_size if beam_size is None else beam_size
         orders = self.net.decode(batch, beam_size=beam)  # (1, N) presented indices
-        return orders[0, : len(sentences)].tolist()
+        return [j for j in orders[0, : len(sentences)].tolist() if j >= 0]
 
 
 def _load_config(run_dir: Path) -> DictConfig:
@@ -112,7 +114,7 @@ def _load_net(checkpoint: Path, config: DictConfig, vocab: Vocab) -> nn.Module:
         if config.model.get("embeddings")
         else None
     )
-    net = instantiate(config.model.net, vocab_size=len(vocab), pretrained_embeddings=pretrained)
+    net = build_net(config, len(vocab), pretrained)
     state = torch.load(checkpoint, map_location="cpu", weights_only=True)["state_dict"]
     weights = {k[len(NET_PREFIX) :]: v for k, v in state.items() if k.startswith(NET_PREFIX)}
     try:

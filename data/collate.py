@@ -20,6 +20,7 @@ section 4) are presented but take no gold position.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -43,11 +44,16 @@ def make_example(
     permutation: list[int],
     max_tokens: int,
     texts: list[str] | None = None,
+    distractors: Sequence[tuple[list[int], str | None]] = (),
 ) -> Example:
     """Present the sentences of a document (gold order ``token_ids``, and ``texts`` when
-    given) as ``permutation``."""
-    sentences = [token_ids[i][:max_tokens] or [UNK_ID] for i in permutation]
-    presented_texts = None if texts is None else [texts[i] for i in permutation]
+    given) as ``permutation``; an id -k in it presents ``distractors[k - 1]``, the (word
+    ids, text) of a sentence from another document (``data.noise``)."""
+    words = [token_ids[i] if i >= 0 else distractors[-i - 1][0] for i in permutation]
+    sentences = [ids[:max_tokens] or [UNK_ID] for ids in words]
+    presented_texts = None
+    if texts is not None:
+        presented_texts = [texts[i] if i >= 0 else distractors[-i - 1][1] for i in permutation]
     return Example(doc_id, sentences, list(permutation), presented_texts)
 
 

@@ -9,6 +9,9 @@ batches, following the evaluation protocol of DESIGN section 5.
 - Under DDP each process takes its share of the batches (``data.sampler``); the harness
   de-duplicates repeated documents when it gathers predictions.
 - Sentences longer than ``max_sentence_tokens`` are truncated; documents are never dropped.
+- Noise (``noise`` 1 or 0/1, DESIGN section 4): distractor sentences from other documents
+  of the same split (``data.noise``), fixed per evaluation document like its permutation,
+  fresh per training epoch.
 - The gold order never leaks: candidates appear in the presented order only, and the
   presented order depends on the document id, not on its content or gold order.
 """
@@ -29,6 +32,7 @@ from data.collate import collate
 from data.dataset import OrderingDataset
 from data.document import Document
 from data.embeddings import pretrained_embeddings
+from data.noise import eval_distractors, noise_setting
 from data.paths import PROCESSED_CACHE
 from data.processing import ProcessedData, process
 from data.readers import Reader
@@ -68,6 +72,8 @@ class OrderingDataModule(pl.LightningDataModule):
         embedding_dim: dimension expected from ``embeddings``.
         protocol_seed: seed of the fixed evaluation permutations; model-independent, keep it.
         seed: training shuffles and random rows of the embedding matrix.
+        noise: distractors per document (``dataset.noise``): 0 (none, the default), 1 or
+            "0/1" (one with probability 0.5), see ``data.noise``.
         num_workers: DataLoader worker processes.
         cache_dir: processed-data cache root (default ``data/cache/processed``).
     """
@@ -87,10 +93,12 @@ class OrderingDataModule(pl.LightningDataModule):
         seed: int = 0,
         num_workers: int = 0,
         cache_dir: str | None = None,
+        noise: int | str = 0,
     ) -> None:
         super().__init__()
         if max_sentence_tokens < 1:
             raise ValueError(f"max_sentence_tokens must be >= 1, got {max_sentence_tokens}")
+        self.noise = noise_setting(noise)
         self.reader = reader
         self.name = name
         self.batch_size = batch_size
@@ -157,12 +165,20 @@ class OrderingDataModule(pl.LightningDataModule):
         self.documents = data.documents
         for split in SPLIT_NAMES:
             docs, token_ids = data.documents[split], data.token_ids[split]
-            fixed = None
+            fixed = distractors = None
             if split in EVAL_SPLITS:
                 fixed = [
                     eval_permutation(self.name, split, d.id, len(d), self.protocol_seed)
                     for d in docs
                 ]
+                distractors = eval_distractors(
+                    self.noise,
+                    self.name,
+                    split,
+                    [d.id for d in docs],
+                    [len(d) for d in docs],
+                    self.protocol_seed,
+                )
             self.datasets[split] = OrderingDataset(
                 [d.id for d in docs],
                 token_ids,
@@ -170,6 +186,8 @@ class OrderingDataModule(pl.LightningDataModule):
                 fixed,
                 self.seed,
                 texts=[list(d.sentences) for d in docs],
+                noise=self.noise,
+                fixed_distractors=distractors,
             )
         if self.embeddings is not None:
             self.pretrained_embeddings, self.n_pretrained_found = pretrained_embeddings(
@@ -191,14 +209,23 @@ class OrderingDataModule(pl.LightningDataModule):
 
     def stats(self) -> dict:
         """Documents, trivial (one-sentence) documents and sentences per split, vocabulary
-        size and pretrained words found."""
-        return {
+        size and pretrained words found; in the noise setting also the setting and the
+        distractors of each evaluation split."""
+        stats = {
             "n_docs": {s: len(d) for s, d in self.documents.items()},
             "n_trivial": {s: sum(len(x) == 1 for x in d) for s, d in self.documents.items()},
             "n_sentences": {s: sum(len(x) for x in d) for s, d in self.documents.items()},
             "vocab_size": len(self.vocab) if self.vocab is not None else 0,
             "n_pretrained_found": self.n_pretrained_found,
         }
+        if self.noise != "0":
+            stats["noise"] = self.noise
+            stats["n_distractors"] = {
+                split: sum(len(d) for d in self.datasets[split].fixed_distractors)
+                for split in EVAL_SPLITS
+                if split in self.datasets
+            }
+        return stats
 
     # -- loaders ------------------------------------------------------------------------------
 

@@ -37,5 +37,12 @@ def check_batch(batch: dict) -> None:
         )
 
 
+def to_device(batch: dict, device: torch.device | str | None) -> dict:
+    """`batch` with its tensors moved to `device` (None: left where they are)."""
+    if device is None:
+        return batch
+    return {key: v.to(device) if isinstance(v, Tensor) else v for key, v in batch.items()}
+
+
 def _describe(value: Tensor) -> str:
     return f"{value.dtype} {tuple(value.shape)}" if isinstance(value, Tensor) else repr(value)

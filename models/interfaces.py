@@ -48,6 +48,8 @@ class TextSentenceEncoder(Protocol):
 class ParagraphEncoder(Protocol):
     """Sentence vectors in the presented order -> per-sentence contexts + decoder state."""
 
+    output_dim: int  # width of the contexts
+
     def __call__(self, sentences: Tensor, mask: Tensor) -> ParagraphEncoding:
         """sentences (B, N, d), mask (B, N) True for real sentences (a prefix of each row)."""
         ...

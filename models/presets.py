@@ -9,7 +9,9 @@ sizes and `conf/experiment/*_paper.yaml` restores the published ones.
 
 Every trainable preset accepts `hidden_dim` (the width of the paragraph encoder and the
 decoder; the sentence encoders' widths follow it unless set) and `dropout`, so one override
-(e.g. `+experiment=tiny`) resizes any of them.
+(e.g. `+experiment=tiny`) resizes any of them, and `end_candidate` (a learned END
+candidate, `models.end_candidate`), which the harness sets for datasets with distractors
+(`dataset.noise`, Wang and Wan 2019).
 """
 
 from pathlib import Path
@@ -45,6 +47,7 @@ def lstm_ptrnet(
     attention_dim: int | None = None,  # pointer tanh width; None: hidden_dim
     dropout: float = 0.0,  # on word vectors and on sentence vectors
     learned_start: bool = True,  # decoder's step-0 input: learned vector, else zeros
+    end_candidate: bool = False,  # a learned END candidate for distractors (noise setting)
 ) -> OrderingModel:
     """LSTM+PtrNet of Gong, Chen, Qiu and Huang (2016), "End-to-End Neural Sentence
     Ordering Using Pointer Network" (arXiv:1611.04953).
@@ -69,7 +72,9 @@ def lstm_ptrnet(
     sentence_encoder = SentenceLSTM(
         embedding.dim, sentence_hidden_dim or hidden_dim, dropout=dropout
     )
-    return _pointer_network(embedding, sentence_encoder, hidden_dim, attention_dim, learned_start)
+    return _pointer_network(
+        embedding, sentence_encoder, hidden_dim, attention_dim, learned_start, end_candidate
+    )
 
 
 def cnn_ptrnet(
@@ -83,6 +88,7 @@ def cnn_ptrnet(
     attention_dim: int | None = None,  # pointer tanh width; None: hidden_dim
     dropout: float = 0.0,  # on word vectors and on sentence vectors
     learned_start: bool = True,  # decoder's step-0 input: learned vector, else zeros
+    end_candidate: bool = False,  # a learned END candidate for distractors (noise setting)
 ) -> OrderingModel:
     """CNN+PtrNet of Gong et al. (2016): `lstm_ptrnet` with the CNN sentence model
     (convolution over word windows, ReLU, max over positions) in place of the sentence
@@ -92,7 +98,9 @@ def cnn_ptrnet(
     sentence_encoder = SentenceCNN(
         embedding.dim, num_filters or hidden_dim, filter_width, dropout=dropout
     )
-    return _pointer_network(embedding, sentence_encoder, hidden_dim, attention_dim, learned_start)
+    return _pointer_network(
+        embedding, sentence_encoder, hidden_dim, attention_dim, learned_start, end_candidate
+    )
 
 
 def attordernet(
@@ -108,6 +116,7 @@ def attordernet(
     attention_dim: int | None = None,  # pointer tanh width; None: hidden_dim
     dropout: float = 0.1,  # word vectors, sentence vectors, attention layers
     paragraph_positions: bool = False,  # ablation: encode the presented (shuffled) positions
+    end_candidate: bool = False,  # a learned END candidate for distractors (noise setting)
 ) -> OrderingModel:
     """ATTOrderNet of Cui, Li, Chen and Zhang (2018), "Deep Attentive Sentence Ordering
     Network" (EMNLP): BiLSTM sentence encoder (256 units per direction, mean over words)
@@ -133,6 +142,7 @@ def attordernet(
         attention_dim,
         dropout,
         paragraph_positions,
+        end_candidate,
     )
 
 
@@ -151,6 +161,7 @@ def attordernet_att(
     attention_dim: int | None = None,  # pointer tanh width; None: hidden_dim
     dropout: float = 0.1,  # word vectors, sentence vectors, attention layers
     paragraph_positions: bool = False,  # ablation: encode the presented (shuffled) positions
+    end_candidate: bool = False,  # a learned END candidate for distractors (noise setting)
 ) -> OrderingModel:
     """ATTOrderNet(ATT) of Cui et al. (2018): `attordernet` with the BiLSTM sentence
     encoder replaced by 4 self-attention layers (5 heads) over the word vectors with
@@ -175,6 +186,7 @@ def attordernet_att(
         attention_dim,
         dropout,
         paragraph_positions,
+        end_candidate,
     )
 
 
@@ -192,6 +204,7 @@ def attordernet_cnn(
     attention_dim: int | None = None,  # pointer tanh width; None: hidden_dim
     dropout: float = 0.1,  # word vectors, sentence vectors, attention layers
     paragraph_positions: bool = False,  # ablation: encode the presented (shuffled) positions
+    end_candidate: bool = False,  # a learned END candidate for distractors (noise setting)
 ) -> OrderingModel:
     """ATTOrderNet(CNN) of Cui et al. (2018): `attordernet` with a CNN sentence encoder
     (512 feature maps of width 4, max over positions)."""
@@ -209,6 +222,7 @@ def attordernet_cnn(
         attention_dim,
         dropout,
         paragraph_positions,
+        end_candidate,
     )
 
 
@@ -224,6 +238,7 @@ def han(
     word_lstm_layers: int = 2,  # stacked word BiLSTM layers
     dropout: float = 0.05,  # everywhere (paper: 0.05)
     word_attention: bool = True,  # False: sentence vector = BiLSTM final states (ablation)
+    end_candidate: bool = False,  # a learned END candidate for distractors (noise setting)
 ) -> OrderingModel:
     """Hierarchical attention network of Wang and Wan (2019), "Hierarchical Attention
     Networks for Sentence Ordering" (AAAI): word encoder (BiLSTM + multi-head attention
@@ -250,7 +265,7 @@ def han(
         sentence_encoder.output_dim, hidden_dim, num_blocks, heads, dropout
     )
     decoder = TransformerPointerDecoder(hidden_dim, decoder_layers or num_blocks, heads, dropout)
-    return OrderingModel(sentence_encoder, paragraph_encoder, decoder, embedding)
+    return OrderingModel(sentence_encoder, paragraph_encoder, decoder, embedding, end_candidate)
 
 
 def minilm_ptrnet(
@@ -265,6 +280,7 @@ def minilm_ptrnet(
     dropout: float = 0.1,  # attention layers
     minilm_batch_size: int = 128,  # sentences per MiniLM forward pass
     minilm_store: str | None = str(MINILM_CACHE),  # vectors kept across runs; None: not
+    end_candidate: bool = False,  # a learned END candidate for distractors (noise setting)
 ) -> OrderingModel:
     """Frozen pretrained sentence vectors (all-MiniLM-L6-v2, 384-d) under ATTOrderNet's
     paragraph encoder and pointer decoder (Cui et al. 2018): only those two are trained.
@@ -282,6 +298,7 @@ def minilm_ptrnet(
         attention_dim,
         dropout,
         positions=False,
+        end_candidate=end_candidate,
     )
 
 
@@ -308,6 +325,7 @@ def _pointer_network(
     hidden_dim: int,
     attention_dim: int | None,
     learned_start: bool,
+    end_candidate: bool,
 ) -> OrderingModel:
     """Gong et al. (2016) Ptr-Net (paragraph LSTM + LSTM pointer) over any sentence encoder."""
     paragraph_encoder = ParagraphLSTM(sentence_encoder.output_dim, hidden_dim)
@@ -317,7 +335,7 @@ def _pointer_network(
         attention_dim=attention_dim,
         learned_start=learned_start,
     )
-    return OrderingModel(sentence_encoder, paragraph_encoder, decoder, embedding)
+    return OrderingModel(sentence_encoder, paragraph_encoder, decoder, embedding, end_candidate)
 
 
 def _attordernet(
@@ -330,6 +348,7 @@ def _attordernet(
     attention_dim: int | None,
     dropout: float,
     positions: bool,
+    end_candidate: bool,
 ) -> OrderingModel:
     """Cui et al. (2018): self-attention paragraph encoder (no positions, mean-pooled v)
     + LSTM pointer decoder started at h0 = v with x0 = 0, over any sentence encoder."""
@@ -339,4 +358,4 @@ def _attordernet(
     decoder = LSTMPointerDecoder(
         sentence_encoder.output_dim, hidden_dim, attention_dim=attention_dim, learned_start=False
     )
-    return OrderingModel(sentence_encoder, paragraph_encoder, decoder, embedding)
+    return OrderingModel(sentence_encoder, paragraph_encoder, decoder, embedding, end_candidate)

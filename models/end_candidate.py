@@ -1,0 +1,80 @@
+"""The END candidate of a pointer decoder, for documents with distractor sentences.
+
+Wang and Wan (2019), "Hierarchical Attention Networks for Sentence Ordering" (AAAI), noise
+experiments: the decoder may point to an END symbol; the sentences not placed before END
+are predicted noise (DESIGN section 4). END is a learned vector appended to the paragraph
+encoder's outputs as candidate N, after the N presented (and padding) sentences, so every
+pointer decoder scores it like a sentence (its key comes from the same projection). It is
+a candidate only: it is not a sentence of the paragraph (encoder attention leaves it out)
+and the decoder never reads it as an input (decoding stops once it is chosen).
+
+Orders with END are (B, N + 1) presented indices: the kept sentences, END (= N), then -1.
+END may come at any step, also before a real sentence (the model then drops it). Once
+every sentence is placed, END is the only candidate left, so its probability is 1: an
+order without END is the same order stopped by END, and scores alike.
+"""
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from models.interfaces import ParagraphEncoding
+
+
+class EndCandidate(nn.Module):
+    def __init__(self, dim: int):  # width of the paragraph encoder's outputs
+        super().__init__()
+        self.vector = nn.Parameter(torch.randn(dim) * dim**-0.5)
+
+    def append(
+        self, sentences: Tensor, encoding: ParagraphEncoding, mask: Tensor
+    ) -> tuple[Tensor, ParagraphEncoding, Tensor, Tensor]:
+        """sentences (B, N, d), contexts (B, N, h), mask (B, N) -> sentences (B, N + 1, d)
+        (zeros for END), contexts (B, N + 1, h) (END last), the real sentences (B, N + 1)
+        and the candidates (B, N + 1) (END included)."""
+        batch, _, width = encoding.contexts.shape
+        end = self.vector.to(encoding.contexts.dtype).expand(batch, 1, width)  # (B, 1, h)
+        contexts = torch.cat([encoding.contexts, end], dim=1)  # (B, N + 1, h)
+        sentences = F.pad(sentences, (0, 0, 0, 1))  # (B, N + 1, d)
+        real = F.pad(mask, (0, 1), value=False)  # (B, N + 1)
+        candidates = F.pad(mask, (0, 1), value=True)  # (B, N + 1)
+        return sentences, encoding._replace(contexts=contexts), real, candidates
+
+
+def complete_orders(orders: Tensor, n_sentences: Tensor, num: int) -> Tensor:
+    """Orders (B, L), L <= num + 1: distinct presented indices < n, optionally END (= num),
+    then -1 -> (B, num + 1) ending with END. ValueError for any other row."""
+    batch, length = orders.shape if orders.dim() == 2 else (-1, -1)
+    if batch != n_sentences.shape[0] or length > num + 1:
+        raise ValueError(
+            f"orders must have shape (B, L) with B = {n_sentences.shape[0]} and "
+            f"L <= {num + 1} (N sentences + END), got {tuple(orders.shape)}"
+        )
+    padded = F.pad(orders, (0, num + 1 - length), value=-1)  # (B, N + 1)
+    real = (padded >= 0) & (padded < n_sentences.unsqueeze(-1))
+    end, pad = padded == num, padded == -1
+    stopped = (~real).long().cummax(dim=1).values.bool()  # at or after the first non-real
+    counts = F.one_hot(padded.clamp(min=0), num + 1).mul(real.unsqueeze(-1)).sum(dim=1)
+    good = (
+        (real | end | pad).all(dim=1)
+        & ~(real & stopped).any(dim=1)  # the kept sentences come first
+        & ~(end & (pad.long().cumsum(dim=1) > 0)).any(dim=1)  # END right after them
+        & (end.sum(dim=1) <= 1)
+        & (counts <= 1).all(dim=1)
+    )
+    if not bool(good.all()):
+        b = int((~good).nonzero()[0])
+        raise ValueError(
+            f"orders[{b}] = {orders[b].tolist()} is not distinct indices of "
+            f"0..{int(n_sentences[b]) - 1}, then optionally END ({num}), then -1 padding"
+        )
+    kept = real.sum(dim=1, keepdim=True)  # (B, 1) END's step
+    steps = torch.arange(num + 1, device=orders.device)  # (N + 1,)
+    completed = torch.where(steps < kept, padded, torch.full_like(padded, -1))
+    return completed.scatter(1, kept, num)  # (B, N + 1)
+
+
+def strip_end(orders: Tensor) -> Tensor:
+    """Decoded orders (B, N + 1) with END (= N) -> the kept sentences (B, N), -1 padded."""
+    num = orders.shape[1] - 1
+    return orders.masked_fill(orders == num, -1)[:, :num]

@@ -1,0 +1,202 @@
+"""The END candidate of every preset (DESIGN section 4; Wang & Wan 2019): valid greedy and
+beam decoding, log_prob = the searches' scores = minus the teacher-forced loss, exact wide
+beams, a proper distribution over every output, and no change without the option."""
+
+from __future__ import annotations
+
+import importlib.util
+from itertools import permutations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from models import presets
+from models.beam_search import beam_search
+from models.end_candidate import complete_orders
+from models.greedy_search import greedy_search
+from tests.model_batches import PRESETS, random_batch, repeat_document, tiny_preset
+
+SIZES = [4, 1, 3, 2]  # presented sentences, distractor included where there is one
+NOISY = [True, True, False, True]  # documents given a distractor (as under noise=0/1)
+
+
+def needs(preset: str) -> None:
+    if preset == "minilm_ptrnet" and importlib.util.find_spec("sentence_transformers") is None:
+        pytest.skip("the optional minilm extra is not installed")
+
+
+def noisy_batch(seed: int, sizes=SIZES, noisy=NOISY) -> dict:
+    """A shuffled batch in which the last gold sentence of each `noisy` document is a
+    distractor: sentence id -1, no gold position."""
+    batch = random_batch(seed, sizes)
+    for b, (size, has_noise) in enumerate(zip(sizes, noisy, strict=True)):
+        if has_noise:
+            ids = batch["sentence_ids"][b]
+            ids[ids.index(size - 1)] = -1
+            batch["gold_order"][b, size - 1] = -1
+    return batch
+
+
+def end_model(preset: str, seed: int = 0):
+    needs(preset)
+    return tiny_preset(preset, seed=seed, end_candidate=True)
+
+
+def outputs(n: int) -> list[list[int]]:
+    """Every prediction over n presented sentences: each ordered subset (the kept ones)."""
+    return [list(p) for k in range(n + 1) for p in permutations(range(n), k)]
+
+
+def padded(orders: list[list[int]], width: int) -> torch.Tensor:
+    return torch.tensor([order + [-1] * (width - len(order)) for order in orders])
+
+
+def assert_valid_kept_orders(orders: torch.Tensor, n: torch.Tensor) -> None:
+    """Each row: distinct presented indices < n, then -1 padding only."""
+    for row, size in zip(orders.tolist(), n.tolist(), strict=True):
+        kept = [j for j in row if j >= 0]
+        assert row == kept + [-1] * (len(row) - len(kept))
+        assert len(set(kept)) == len(kept) and all(j < size for j in kept)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("beam_size", [1, 4])
+def test_every_preset_decodes_valid_predictions_scored_by_log_prob(preset, beam_size):
+    model, batch = end_model(preset), noisy_batch(1)
+    orders, scores = model.search(batch, beam_size=beam_size)
+    assert orders.shape == batch["gold_order"].shape
+    assert_valid_kept_orders(orders, batch["n_sentences"])
+    with torch.no_grad():
+        torch.testing.assert_close(model.log_prob(batch, orders), scores, atol=1e-5, rtol=0)
+    assert torch.equal(model.decode(batch, beam_size=beam_size), orders)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_log_prob_of_gold_then_end_is_minus_the_teacher_forced_loss(preset):
+    model, batch = end_model(preset, seed=2), noisy_batch(2)
+    gold = batch["gold_order"]
+    num = gold.shape[1]
+    with torch.no_grad():
+        log_prob = model.log_prob(batch, gold)  # END implied after the gold sentences
+        target = complete_orders(gold, batch["n_sentences"], num)  # (B, N + 1) gold, END
+        explicit = model.log_prob(batch, target)
+        logits = model(batch)  # (B, N + 1, N + 1)
+        nll = F.cross_entropy(logits.transpose(1, 2), target, ignore_index=-1, reduction="none")
+        loss = model.loss(batch)
+    assert logits.shape == (len(gold), num + 1, num + 1)
+    n_gold = (gold >= 0).sum(dim=1)
+    assert target[torch.arange(len(gold)), n_gold].eq(num).all()  # END right after gold
+    torch.testing.assert_close(explicit, log_prob)
+    torch.testing.assert_close(-nll.sum(dim=1), log_prob, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(loss, -log_prob.mean())
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_wide_beam_is_the_brute_force_argmax_over_every_output(preset):
+    """Every ordered subset followed by END is an output; they sum to probability 1, and a
+    beam as wide as their number (65 for 4 sentences) finds the most probable one."""
+    model, batch = end_model(preset, seed=3), noisy_batch(3)
+    num = batch["gold_order"].shape[1]
+    orders, scores = model.search(batch, beam_size=65)
+    _, greedy_scores = model.search(batch, beam_size=1)
+    assert (scores >= greedy_scores - 1e-5).all()
+    for b, size in enumerate(SIZES):
+        candidates = outputs(size)
+        with torch.no_grad():
+            log_probs = model.log_prob(
+                repeat_document(batch, b, len(candidates)), padded(candidates, num)
+            )
+        torch.testing.assert_close(log_probs.logsumexp(0), torch.tensor(0.0), atol=1e-4, rtol=0)
+        best = candidates[int(log_probs.argmax())]
+        assert orders[b].tolist() == best + [-1] * (num - len(best))
+        torch.testing.assert_close(scores[b], log_probs.max(), atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_beam_one_equals_greedy_with_end(preset):
+    model, batch = end_model(preset, seed=4), noisy_batch(4, [5, 3, 4], [True, False, True])
+    with torch.no_grad():
+        memory, state, candidates = model.start(batch)
+        end = candidates.shape[1] - 1
+        greedy = greedy_search(model.decoder, memory, state, candidates, end)
+        beam = beam_search(model.decoder, memory, state, candidates, 1, end)
+    assert torch.equal(greedy[0], beam[0])
+    torch.testing.assert_close(greedy[1], beam[1])
+
+
+class EndBias(torch.nn.Module):
+    """A pointer whose END score (the last candidate) is shifted by `bias`."""
+
+    def __init__(self, pointer, bias: float):
+        super().__init__()
+        self.pointer, self.bias = pointer, bias
+
+    def keys(self, contexts):
+        return self.pointer.keys(contexts)
+
+    def forward(self, keys, queries):
+        scores = self.pointer(keys, queries)  # (B, M, N + 1)
+        return torch.cat([scores[..., :-1], scores[..., -1:] + self.bias], dim=-1)
+
+
+@pytest.mark.parametrize("beam_size", [1, 3])
+def test_end_stops_at_once_or_never_as_its_score_says(beam_size):
+    """END is a candidate from the first step on: a strongly preferred END keeps nothing,
+    a strongly avoided one keeps every presented sentence."""
+    batch = noisy_batch(5)
+    for bias, expected in ((50.0, torch.zeros_like(batch["n_sentences"])), (-50.0, None)):
+        model = end_model("lstm_ptrnet")
+        model.decoder.pointer = EndBias(model.decoder.pointer, bias)
+        kept = (model.decode(batch, beam_size=beam_size) >= 0).sum(dim=1)
+        assert torch.equal(kept, batch["n_sentences"] if expected is None else expected)
+
+
+@pytest.mark.parametrize(
+    "orders",
+    [
+        [[0, 0, -1, -1, -1]],  # repeat
+        [[0, 4, 1, -1, -1]],  # END before a kept sentence
+        [[0, -1, 1, -1, -1]],  # kept sentence after padding
+        [[0, -1, 4, -1, -1]],  # END after padding
+        [[0, 4, 4, -1, -1]],  # two ENDs
+        [[3, -1, -1, -1, -1]],  # beyond n = 3
+        [[0, 1, 2, -1, -1, -1]],  # longer than N + 1
+    ],
+)
+def test_invalid_end_orders_are_rejected(orders):
+    with pytest.raises(ValueError, match=r"orders"):
+        complete_orders(torch.tensor(orders), torch.tensor([3]), 4)
+
+
+def test_complete_orders_adds_end_after_the_kept_sentences():
+    completed = complete_orders(torch.tensor([[2, 0, -1], [1, 3, -1], [-1, -1, -1]]),
+                                torch.tensor([3, 4, 2]), 4)  # fmt: skip
+    assert completed.tolist() == [
+        [2, 0, 4, -1, -1],
+        [1, 3, 4, -1, -1],
+        [4, -1, -1, -1, -1],
+    ]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_without_the_option_nothing_changes(preset):
+    """The default model has no END parameter and scores/decodes as an explicit
+    end_candidate=False; the END model has exactly one extra vector."""
+    needs(preset)
+    default = tiny_preset(preset, seed=6)
+    explicit = tiny_preset(preset, seed=6, end_candidate=False)
+    with_end = tiny_preset(preset, seed=6, end_candidate=True)
+    assert default.end is None and set(default.state_dict()) == set(explicit.state_dict())
+    assert set(with_end.state_dict()) - set(default.state_dict()) == {"end.vector"}
+    batch = random_batch(6, [4, 2, 3])
+    with torch.no_grad():
+        assert torch.equal(default.decode(batch, beam_size=3), explicit.decode(batch, beam_size=3))
+        torch.testing.assert_close(default(batch), explicit(batch))
+
+
+def test_random_baseline_keeps_every_presented_sentence():
+    model, batch = presets.random(seed=0, end_candidate=True), noisy_batch(7)
+    orders = model.decode(batch)
+    for row, size in zip(orders.tolist(), batch["n_sentences"].tolist(), strict=True):
+        assert sorted(row[:size]) == list(range(size)) and row[size:] == [-1] * (len(row) - size)
