@@ -11,7 +11,7 @@ TRAINER    ?= gpu
 JOBS       ?= 2
 RUNS       ?= runs
 
-.PHONY: help setup train test test-slow data lint leaderboard plots \
+.PHONY: help setup train test test-slow data lint leaderboard plots bench \
 	sweep sweep-local sweep-list sweep-summary
 
 help:  ## list the targets
@@ -46,6 +46,9 @@ leaderboard: setup  ## results/leaderboard.csv + .md from the finished runs (ARG
 
 plots: setup  ## results/plots/*.png from the finished runs (ARGS="--runs DIR --out DIR --wandb")
 	$(PY) -m benchmark.plots $(ARGS)
+
+bench: setup  ## measured throughput of every preset: training, decoding, scaling, batched vs per-document search (ARGS="presets=... quick=true")
+	$(PY) -m benchmark.bench $(ARGS)
 
 sweep: setup  ## submit the jobs of conf/sweep/SWEEP.yaml to SLURM (SWEEP=paper TRAINER=gpu|ddp ARGS=...)
 	$(PY) -m benchmark.train -m sweep=$(SWEEP) hydra/launcher=slurm trainer=$(TRAINER) $(ARGS)
