@@ -9,7 +9,11 @@ B = MultiHead(X, E), mixed by the model's fusion gate, LayerNorm(G * A + (1 - G)
 
 Self-attention takes its keys from `history`, the block's inputs at every position up to
 and including the queries' own, so the same code runs all steps at once (teacher forcing,
-`history` = the inputs, causal `self_allowed`) or one step on a cached prefix.
+`history` = the inputs, causal `self_allowed`) or one step on a cached prefix. The
+encoder attention's keys ReLU(E W_K) and values ReLU(E W_V) do not change while decoding:
+`encoder_keys` projects them once per document, and every step attends to them
+(`ReLUMultiHeadAttention.attend_projected`), instead of re-projecting the N encoder
+outputs on every row at every step.
 """
 
 from torch import Tensor, nn
@@ -26,17 +30,23 @@ class HANDecoderLayer(nn.Module):
         self.gate = FusionGate(dim)
         self.dropout = nn.Dropout(dropout)
 
+    def encoder_keys(self, contexts: Tensor) -> tuple[Tensor, Tensor]:
+        """contexts E (R, N, d) -> the encoder attention's keys ReLU(E W_K) and values
+        ReLU(E W_V), each split into heads (R, H, N, d_k)."""
+        return self.encoder_attention.project_keys(contexts)
+
     def forward(
         self,
         inputs: Tensor,
         history: Tensor,
         self_allowed: Tensor | None,
-        contexts: Tensor,
+        encoded: tuple[Tensor, Tensor],
         real: Tensor,
     ) -> Tensor:
         """inputs X (R, L, d) queries; history (R, P, d) the inputs at positions 0..P-1
-        (the queries' own included); self_allowed bool (1, L, P) or None; contexts E
-        (R, N, d) encoder outputs; real (R, N) real sentences -> (R, L, d)."""
+        (the queries' own included); self_allowed bool (1, L, P) or None; encoded the keys
+        and values of the encoder outputs E from `encoder_keys`; real (R, N) real
+        sentences -> (R, L, d)."""
         placed = self.dropout(self.self_attention(inputs, history, self_allowed))  # A
-        encoded = self.dropout(self.encoder_attention(inputs, contexts, real.unsqueeze(1)))  # B
-        return self.gate(placed, encoded)
+        attended = self.encoder_attention.attend_projected(inputs, *encoded, real.unsqueeze(1))
+        return self.gate(placed, self.dropout(attended))  # B = attended

@@ -8,9 +8,11 @@ output d_k points with P = softmax(ReLU(d_k W_Q) ReLU(E W_K)^T / sqrt(d)) (`ReLU
 Placed and padding sentences are masked.
 
 It implements the step interface of `models.interfaces.PointerDecoder`, so the generic
-`greedy_search` / `beam_search` drive it. Its state is a cache: for every block, that
+`greedy_search` / `beam_search` drive it. Its memory holds what never changes while
+decoding, projected once in `start`: the pointer's keys ReLU(E W_K) and, for every block,
+the keys and values of its attention over E. Its state is a cache: for every block, that
 block's inputs at the positions decoded so far (each (R, k, d)), so a step runs the new
-position only; `reindex` selects cache rows for beam expansion and reordering.
+position only; `reindex` selects memory and cache rows for beam expansion and reordering.
 `teacher_forced` runs all positions at once under a causal mask and gives the same scores.
 """
 
@@ -42,7 +44,8 @@ class TransformerPointerDecoder(nn.Module):
         self, sentences: Tensor, encoding: ParagraphEncoding, mask: Tensor
     ) -> tuple[Tensors, Tensors]:
         """sentences (B, N, d), encoding.contexts E (B, N, d), mask (B, N) -> memory
-        (sentences, E, ReLU(E W_K), mask) and an empty cache (one (B, 0, d) per block)."""
+        (sentences, ReLU(E W_K), mask, then each block's encoder keys and values
+        (B, H, N, d_k)) and an empty cache (one (B, 0, d) per block)."""
         contexts = encoding.contexts
         for name, tensor in (("sentence vectors", sentences), ("encoder outputs", contexts)):
             if tensor.shape[-1] != self.dim:
@@ -50,7 +53,8 @@ class TransformerPointerDecoder(nn.Module):
                     f"{name} have width {tensor.shape[-1]}, decoder dim is {self.dim}; "
                     "set them equal"
                 )
-        memory = (sentences, contexts, self.pointer.keys(contexts), mask)
+        encoded = [tensor for layer in self.layers for tensor in layer.encoder_keys(contexts)]
+        memory = (sentences, self.pointer.keys(contexts), mask, *encoded)
         empty = contexts.new_zeros(contexts.shape[0], 0, self.dim)  # (B, 0, d)
         return memory, tuple(empty for _ in self.layers)
 
@@ -58,7 +62,7 @@ class TransformerPointerDecoder(nn.Module):
         self, memory: Tensors, state: Tensors, previous: Tensor | None, available: Tensor
     ) -> tuple[Tensor, Tensors]:
         """previous (R,) or None, available (R, N) -> masked scores (R, N), next cache."""
-        sentences, contexts, keys, real = memory
+        sentences, keys, real, *encoded = memory
         rows, _, dim = sentences.shape
         if previous is None:
             chosen = self.start_input.expand(rows, 1, dim)  # (R, 1, d)
@@ -67,10 +71,10 @@ class TransformerPointerDecoder(nn.Module):
             chosen = sentences.gather(1, index)  # (R, 1, d)
         hidden = self.dropout(chosen)  # (R, 1, d)
         cache = []
-        for layer, past in zip(self.layers, state, strict=True):
+        for layer, past, encoder in zip(self.layers, state, by_layer(encoded), strict=True):
             history = torch.cat([past, hidden], dim=1)  # (R, k + 1, d)
             cache.append(history)
-            hidden = layer(hidden, history, None, contexts, real)  # (R, 1, d)
+            hidden = layer(hidden, history, None, encoder, real)  # (R, 1, d)
         scores = self.pointer(keys, hidden).squeeze(1)  # (R, N)
         return mask_scores(scores, available), tuple(cache)
 
@@ -78,15 +82,15 @@ class TransformerPointerDecoder(nn.Module):
         self, memory: Tensors, state: Tensors, orders: Tensor, available: Tensor
     ) -> Tensor:
         """orders (B, N) -1 padded, available (B, N) -> masked scores (B, N, N)."""
-        sentences, contexts, keys, real = memory
+        sentences, keys, real, *encoded = memory
         batch, num, dim = sentences.shape
         previous = orders[:, :-1].clamp(min=0)  # (B, N-1) choice of steps 0..N-2
         chosen = sentences.gather(1, previous.unsqueeze(-1).expand(-1, -1, dim))  # (B, N-1, d)
         chosen = torch.cat([self.start_input.expand(batch, 1, dim), chosen], dim=1)  # (B, N, d)
         hidden = self.dropout(chosen)  # (B, N, d)
         causal = torch.ones(num, num, dtype=torch.bool, device=sentences.device).tril()  # (N, N)
-        for layer in self.layers:
-            hidden = layer(hidden, hidden, causal.unsqueeze(0), contexts, real)  # (B, N, d)
+        for layer, encoder in zip(self.layers, by_layer(encoded), strict=True):
+            hidden = layer(hidden, hidden, causal.unsqueeze(0), encoder, real)  # (B, N, d)
         scores = self.pointer(keys, hidden)  # (B, N, N)
         allowed = available.unsqueeze(1) & ~placed_before(orders, num)  # (B, N, N)
         return mask_scores(scores, allowed)
@@ -94,3 +98,9 @@ class TransformerPointerDecoder(nn.Module):
     def reindex(self, tensors: Tensors, index: Tensor) -> Tensors:
         """Rows `index` (R',) of every tensor in `tensors` (memory or cache)."""
         return tuple(tensor.index_select(0, index) for tensor in tensors)
+
+
+def by_layer(encoded: list[Tensor]) -> list[tuple[Tensor, Tensor]]:
+    """The memory's flat encoder keys and values [K_1, V_1, K_2, V_2, ...] -> one
+    (keys, values) pair per block, each (R, H, N, d_k)."""
+    return list(zip(encoded[0::2], encoded[1::2], strict=True))

@@ -39,9 +39,19 @@ class ReLUMultiHeadAttention(nn.Module):
     def forward(self, queries: Tensor, keys: Tensor, allowed: Tensor | None = None) -> Tensor:
         """queries (B, Lq, q), keys (B, Lk, k), allowed bool broadcastable to (B, Lq, Lk)
         (None: attend everywhere) -> (B, Lq, model_dim)."""
+        return self.attend_projected(queries, *self.project_keys(keys), allowed)
+
+    def project_keys(self, keys: Tensor) -> tuple[Tensor, Tensor]:
+        """keys (B, Lk, k) -> their projected keys and values, each (B, H, Lk, d_k); a
+        decoder that attends to the same source at every step projects it once."""
+        return self._split(self.w_k(keys).relu()), self._split(self.w_v(keys).relu())
+
+    def attend_projected(
+        self, queries: Tensor, k: Tensor, v: Tensor, allowed: Tensor | None = None
+    ) -> Tensor:
+        """queries (B, Lq, q), projected keys and values (B, H, Lk, d_k) from
+        `project_keys` -> (B, Lq, model_dim)."""
         q = self._split(self.w_q(queries).relu())  # (B, H, Lq, d_k)
-        k = self._split(self.w_k(keys).relu())  # (B, H, Lk, d_k)
-        v = self._split(self.w_v(keys).relu())  # (B, H, Lk, d_k)
         scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim)  # (B, H, Lq, Lk)
         if allowed is not None:
             scores = scores.masked_fill(~allowed.unsqueeze(1), torch.finfo(scores.dtype).min)

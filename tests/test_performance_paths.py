@@ -1,0 +1,120 @@
+"""The fast paths of docs/performance.md compute what the plain ones do: beam search that
+decodes only rows with a live hypothesis, the HAN decoder's cached encoder keys and
+values, and the sentence LSTM run per group of equal-length sentences."""
+
+import random
+
+import pytest
+import torch
+
+from models.beam_search import beam_search
+from models.pointer_transformer import TransformerPointerDecoder
+from models.reference_search import reference_search
+from models.sentence_lstm import SentenceLSTM, grouped_states, packed_states
+from tests.model_batches import random_batch, tiny_preset
+from tests.test_beam_search import TransitionDecoder, brute_force, run
+
+MIXED = [3, 8, 1, 5, 2, 7, 4, 6]  # lengths 1..8 in one padded batch
+
+
+class CountingDecoder(TransitionDecoder):
+    """TransitionDecoder that records how many rows each step decodes."""
+
+    def __init__(self):
+        self.rows = []
+
+    def step(self, memory, state, previous, available):
+        self.rows.append(available.shape[0])
+        return super().step(memory, state, previous, available)
+
+
+def test_beam_decodes_only_live_rows_and_skips_the_forced_step():
+    table = torch.randn(2, 6, 5)  # (B, N + 1, N)
+    available = torch.arange(5) < torch.tensor([[4], [2]])  # n = 4 and 2
+    decoder = CountingDecoder()
+    memory, state = decoder.start(table)
+    beam_search(decoder, memory, state, available, beam_size=64)
+    # step 0: the empty order of both; step 1: 4 and 2 live, document 2 is forced (not
+    # decoded); step 2: 4 * 3 = 12; step 3: forced for document 1
+    assert decoder.rows == [2, 4, 12]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_stub_beam_with_row_skipping_is_exact_on_lengths_1_to_6(seed):
+    torch.manual_seed(seed)
+    sizes = [6, 1, 4, 2, 5, 3]
+    table = torch.randn(len(sizes), 7, 6) * 2  # (B, N + 1, N)
+    available = torch.arange(6) < torch.tensor(sizes).unsqueeze(1)
+    orders, scores = run(beam_search, table, available, beam_size=720)  # 6! keeps all
+    for b, size in enumerate(sizes):
+        best, best_score = brute_force(table[b], size)
+        assert orders[b].tolist() == best + [-1] * (6 - size)
+        assert scores[b].item() == pytest.approx(best_score, abs=1e-4)
+
+
+@pytest.mark.parametrize("preset", ["lstm_ptrnet", "han"])
+@pytest.mark.parametrize("beam", [2, 5, 64])
+def test_beam_search_equals_reference_on_lengths_1_to_8(preset, beam):
+    model, batch = tiny_preset(preset, seed=7), random_batch(8, MIXED)
+    orders, scores = model.search(batch, beam)
+    expected, expected_scores = reference_search(model, batch, beam)
+    assert torch.equal(orders, expected)
+    torch.testing.assert_close(scores, expected_scores, atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("beam", [2, 6, 64])
+def test_beam_search_with_an_end_candidate_equals_reference_on_lengths_1_to_8(beam):
+    model = tiny_preset("attordernet", seed=9, end_candidate=True)
+    batch = random_batch(10, MIXED)
+    orders, scores = model.search(batch, beam)
+    expected, expected_scores = reference_search(model, batch, beam)
+    assert torch.equal(orders, expected)
+    torch.testing.assert_close(scores, expected_scores, atol=1e-5, rtol=0)
+
+
+def test_han_cached_encoder_attention_equals_the_uncached_attention():
+    torch.manual_seed(0)
+    decoder = TransformerPointerDecoder(8, num_layers=1, heads=2).eval()
+    layer = decoder.layers[0]
+    queries, contexts = torch.randn(3, 2, 8), torch.randn(3, 5, 8)
+    real = torch.arange(5) < torch.tensor([[5], [2], [4]])  # (R, N)
+    keys = layer.encoder_keys(contexts)
+    cached = layer.encoder_attention.attend_projected(queries, *keys, real[:, None])
+    direct = layer.encoder_attention(queries, contexts, real.unsqueeze(1))
+    torch.testing.assert_close(cached, direct)
+
+
+def _random_words(seed, sentences=40, length=9, width=5):
+    rng = random.Random(seed)
+    torch.manual_seed(seed)
+    lengths = torch.tensor([rng.randint(1, length) for _ in range(sentences)])
+    return torch.randn(sentences, length, width, requires_grad=True), lengths
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("layers", [1, 2])
+def test_grouped_sentence_lstm_equals_packed(bidirectional, layers):
+    encoder = SentenceLSTM(5, 4, num_layers=layers, bidirectional=bidirectional)
+    words, lengths = _random_words(layers + 2 * bidirectional)
+    results = []
+    for states in (packed_states, grouped_states):
+        outputs, last = states(encoder.lstm, words, lengths)
+        loss = (outputs * torch.linspace(-1, 1, outputs.shape[-1])).sum() + last.pow(2).sum()
+        results.append((outputs, last, torch.autograd.grad(loss, [words, *encoder.parameters()])))
+    (outputs, last, grads), (grouped, grouped_last, grouped_grads) = results
+    torch.testing.assert_close(grouped, outputs)
+    torch.testing.assert_close(grouped_last, last)
+    for grad, grouped_grad in zip(grads, grouped_grads, strict=True):
+        torch.testing.assert_close(grouped_grad, grad, atol=1e-6, rtol=1e-5)
+
+
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("pooling", ["last", "mean"])
+def test_sentence_lstm_vectors_equal_the_packed_encoding(bidirectional, pooling, monkeypatch):
+    encoder = SentenceLSTM(5, 4, bidirectional=bidirectional, pooling=pooling).eval()
+    words, lengths = _random_words(5)
+    lengths[::7] = 0  # padding sentences
+    vectors = encoder(words, lengths)
+    monkeypatch.setattr("models.sentence_lstm.grouped_states", packed_states)
+    torch.testing.assert_close(vectors, encoder(words, lengths))
+    assert torch.equal(vectors[lengths == 0], torch.zeros_like(vectors[lengths == 0]))
