@@ -4,9 +4,10 @@ For each preset at the sizes `python -m benchmark.train` uses (conf/model/*.yaml
 device: training throughput on the real data path (documents and tokens per second, the
 share of time spent loading data, peak memory), decoding throughput on a sample of the
 test split at each beam width, how search time grows with paragraph length and beam width
-(against the bounds n^2 and K), and the speed-up of the batched beam search over a
-one-document-at-a-time reference (`models.reference_search`), whose orders must be
-identical. Each preset runs in a fresh process, so its peak memory is its own.
+(its log-log growth exponent over the upper range against 2 for n and 1 for K), and the
+speed-up of the batched beam search over a one-document-at-a-time reference
+(`models.reference_search`), whose orders must be identical. Each preset runs in a fresh
+process, so its peak memory is its own.
 
 Prints the tables and writes the record (machine, load average before and after, settings,
 figures) atomically to `out`, after each preset. Exits 1 if the batched and reference
@@ -139,7 +140,9 @@ def run_preset(preset: str, settings: Settings, isolate: bool) -> dict:
 
 def checks(record: dict) -> dict:
     """Identical orders everywhere; the speed-up at the widest beam against the target;
-    whether search time stayed within the n^2 and K bounds."""
+    whether search time grew no faster than n^2 and K: the fitted log-log exponent over
+    the points after the first at most 2 (length) and 1 (beam), plus the tolerance
+    (`bench_decoding.EXPONENT_TOLERANCE`)."""
     settings, results = record["settings"], record["presets"]
     widest = str(max(settings["beams"]))
     compared = {name: res["reference"] for name, res in results.items() if "reference" in res}
@@ -158,6 +161,11 @@ def checks(record: dict) -> dict:
             for name, result in results.items()
             if "scaling" in result
         },
+        "scaling_exponents": {
+            name: {axis: result["scaling"][axis]["exponent"] for axis in ("length", "beam")}
+            for name, result in results.items()
+            if "scaling" in result
+        },
     }
 
 
@@ -172,9 +180,11 @@ def report(record: dict) -> str:
         "Training (real data path) and decoding (test sample) throughput:",
         throughput_table(record),
         "",
-        f"Search time per document, synthetic paragraphs ({settings['docs']} per batch); "
-        f"ratio to the first point / bound (n/n0)^2 at beam {max(settings['beams'])}, "
-        f"K/K0 at n = {settings['length']}:",
+        f"Search time per document, synthetic paragraphs ({settings['docs']} per batch), "
+        f"by length at beam {max(settings['beams'])} and by beam at n = {settings['length']}; "
+        "in brackets the local growth exponent log(t2/t1)/log(x2/x1) from the previous "
+        "point; the exponent column is the least-squares log-log slope over the points "
+        "after the first, checked against 2 (n) and 1 (K) plus the tolerance:",
         scaling_table(record),
         "",
         f"Batched search vs the one-document reference (n = {settings['length']}):",

@@ -60,13 +60,17 @@ def throughput_table(record: dict) -> str:
 
 
 def scaling_table(record: dict) -> str:
-    """Search time per document as paragraphs and beams grow, ratio / bound per point."""
+    """Search time per document as paragraphs and beams grow: at each point the time and
+    the local growth exponent from the previous point; per axis the fitted exponent over
+    the points after the first against its limit."""
     settings = record["settings"]
     lengths, beams = settings["lengths"], settings["beams"]
     headers = [
         "preset",
-        *(f"n={n} ms (ratio/bound)" for n in lengths),
-        *(f"b={beam} ms (ratio/bound)" for beam in beams),
+        *(f"n={n} ms (exp)" for n in lengths),
+        "n exponent (limit)",
+        *(f"b={beam} ms (exp)" for beam in beams),
+        "K exponent (limit)",
     ]
     rows = []
     for preset, result in record["presets"].items():
@@ -76,19 +80,29 @@ def scaling_table(record: dict) -> str:
                 [
                     preset,
                     *_points(growth["length"], lengths),
+                    _exponent(growth["length"]),
                     *_points(growth["beam"], beams),
+                    _exponent(growth["beam"]),
                 ]
             )
     return markdown_table(headers, rows)
 
 
 def _points(growth: dict, points: Sequence[int]) -> list[str]:
-    """'ms (ratio/bound)' at each point."""
-    cells = []
-    for point in map(str, points):
-        ratio, bound = growth["ratio"][point], growth["bound"][point]
-        cells.append(f"{growth['ms_per_doc'][point]:.2f} ({ratio:g}/{bound:g})")
+    """'ms' at the first point, 'ms (local exponent from the previous point)' after it."""
+    cells = [f"{growth['ms_per_doc'][str(points[0])]:.2f}"]
+    for previous, point in zip(points, points[1:], strict=False):
+        local = growth["local_exponent"][f"{previous}-{point}"]
+        cells.append(f"{growth['ms_per_doc'][str(point)]:.2f} ({local:.2f})")
     return cells
+
+
+def _exponent(growth: dict) -> str:
+    """'slope (limit) ok|OVER' of the fitted exponent, '—' when there is none."""
+    if growth["exponent"] is None:
+        return "—"
+    verdict = "ok" if growth["within_bound"] else "OVER"
+    return f"{growth['exponent']:.2f} ({growth['exponent_limit']:g}) {verdict}"
 
 
 def reference_table(record: dict) -> str:

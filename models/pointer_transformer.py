@@ -10,11 +10,15 @@ Placed and padding sentences are masked.
 It implements the step interface of `models.interfaces.PointerDecoder`, so the generic
 `greedy_search` / `beam_search` drive it. Its memory holds what never changes while
 decoding, projected once in `start`: the pointer's keys ReLU(E W_K) and, for every block,
-the keys and values of its attention over E. Its state is a cache: for every block, that
-block's inputs at the positions decoded so far (each (R, k, d)), so a step runs the new
-position only; `reindex` selects memory and cache rows for beam expansion and reordering.
-`teacher_forced` runs all positions at once under a causal mask and gives the same scores.
+the keys and values of its attention over E. Its state is a cache: for every block, the
+projected self-attention keys ReLU(X W_K) and values ReLU(X W_V) of that block's inputs at
+the positions decoded so far (two tensors (R, H, k, d_k) per block, rows first), so a step
+projects and runs the new position only; `reindex` selects memory and cache rows for beam
+expansion and reordering. `teacher_forced` projects all positions at once and attends
+under a causal mask: the same function, the same scores up to float rounding.
 """
+
+from collections.abc import Sequence
 
 import torch
 from torch import Tensor, nn
@@ -45,7 +49,8 @@ class TransformerPointerDecoder(nn.Module):
     ) -> tuple[Tensors, Tensors]:
         """sentences (B, N, d), encoding.contexts E (B, N, d), mask (B, N) -> memory
         (sentences, ReLU(E W_K), mask, then each block's encoder keys and values
-        (B, H, N, d_k)) and an empty cache (one (B, 0, d) per block)."""
+        (B, H, N, d_k)) and an empty cache (self-attention keys and values per block, each
+        (B, H, 0, d_k))."""
         contexts = encoding.contexts
         for name, tensor in (("sentence vectors", sentences), ("encoder outputs", contexts)):
             if tensor.shape[-1] != self.dim:
@@ -55,13 +60,14 @@ class TransformerPointerDecoder(nn.Module):
                 )
         encoded = [tensor for layer in self.layers for tensor in layer.encoder_keys(contexts)]
         memory = (sentences, self.pointer.keys(contexts), mask, *encoded)
-        empty = contexts.new_zeros(contexts.shape[0], 0, self.dim)  # (B, 0, d)
-        return memory, tuple(empty for _ in self.layers)
+        empty = [layer.self_keys(contexts[:, :0]) for layer in self.layers]  # (B, H, 0, d_k)
+        return memory, tuple(tensor for pair in empty for tensor in pair)
 
     def step(
         self, memory: Tensors, state: Tensors, previous: Tensor | None, available: Tensor
     ) -> tuple[Tensor, Tensors]:
-        """previous (R,) or None, available (R, N) -> masked scores (R, N), next cache."""
+        """previous (R,) or None, available (R, N) -> masked scores (R, N), next cache
+        (each block's self-attention keys and values, (R, H, k + 1, d_k))."""
         sentences, keys, real, *encoded = memory
         rows, _, dim = sentences.shape
         if previous is None:
@@ -71,10 +77,15 @@ class TransformerPointerDecoder(nn.Module):
             chosen = sentences.gather(1, index)  # (R, 1, d)
         hidden = self.dropout(chosen)  # (R, 1, d)
         cache = []
-        for layer, past, encoder in zip(self.layers, state, by_layer(encoded), strict=True):
-            history = torch.cat([past, hidden], dim=1)  # (R, k + 1, d)
-            cache.append(history)
-            hidden = layer(hidden, history, None, encoder, real)  # (R, 1, d)
+        for layer, past, encoder in zip(
+            self.layers, by_layer(state), by_layer(encoded), strict=True
+        ):
+            placed = [  # (R, H, k + 1, d_k): the prefix's keys (values), then the new one's
+                torch.cat([old, new], dim=2)
+                for old, new in zip(past, layer.self_keys(hidden), strict=True)
+            ]
+            cache += placed
+            hidden = layer(hidden, placed, None, encoder, real)  # (R, 1, d)
         scores = self.pointer(keys, hidden).squeeze(1)  # (R, N)
         return mask_scores(scores, available), tuple(cache)
 
@@ -90,7 +101,8 @@ class TransformerPointerDecoder(nn.Module):
         hidden = self.dropout(chosen)  # (B, N, d)
         causal = torch.ones(num, num, dtype=torch.bool, device=sentences.device).tril()  # (N, N)
         for layer, encoder in zip(self.layers, by_layer(encoded), strict=True):
-            hidden = layer(hidden, hidden, causal.unsqueeze(0), encoder, real)  # (B, N, d)
+            placed = layer.self_keys(hidden)  # (B, H, N, d_k) keys and values
+            hidden = layer(hidden, placed, causal.unsqueeze(0), encoder, real)  # (B, N, d)
         scores = self.pointer(keys, hidden)  # (B, N, N)
         allowed = available.unsqueeze(1) & ~placed_before(orders, num)  # (B, N, N)
         return mask_scores(scores, allowed)
@@ -100,7 +112,7 @@ class TransformerPointerDecoder(nn.Module):
         return tuple(tensor.index_select(0, index) for tensor in tensors)
 
 
-def by_layer(encoded: list[Tensor]) -> list[tuple[Tensor, Tensor]]:
-    """The memory's flat encoder keys and values [K_1, V_1, K_2, V_2, ...] -> one
-    (keys, values) pair per block, each (R, H, N, d_k)."""
-    return list(zip(encoded[0::2], encoded[1::2], strict=True))
+def by_layer(flat: Sequence[Tensor]) -> list[tuple[Tensor, Tensor]]:
+    """Flat keys and values [K_1, V_1, K_2, V_2, ...] (the memory's encoder ones, or the
+    state's self-attention cache) -> one (keys, values) pair per block, each (R, H, L, d_k)."""
+    return list(zip(flat[0::2], flat[1::2], strict=True))

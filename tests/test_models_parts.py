@@ -216,12 +216,13 @@ def test_transformer_decoder_teacher_forcing_equals_cached_steps():
     decoder, sentences, encoding, mask = _transformer_decoder_inputs()
     orders = torch.tensor([[2, 0, 1, -1], [3, 1, 0, 2]])
     memory, state = decoder.start(sentences, encoding, mask)
-    assert [tuple(t.shape) for t in state] == [(2, 0, 8)] * 2  # empty per-layer caches
+    # per block: the self-attention's projected keys and values (R, H, k, d_k), empty
+    assert [tuple(t.shape) for t in state] == [(2, 2, 0, 4)] * 4
     forced = decoder.teacher_forced(memory, state, orders, mask)
     previous, allowed = None, mask.clone()
     for k in range(4):
         scores, state = decoder.step(memory, state, previous, allowed)
-        assert [tuple(t.shape) for t in state] == [(2, k + 1, 8)] * 2
+        assert [tuple(t.shape) for t in state] == [(2, 2, k + 1, 4)] * 4
         rows = orders[:, k] >= 0
         torch.testing.assert_close(scores[rows], forced[rows, k])
         previous = orders[:, k].clamp(min=0)

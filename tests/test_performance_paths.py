@@ -1,6 +1,7 @@
 """The fast paths of docs/performance.md compute what the plain ones do: beam search that
-decodes only rows with a live hypothesis, the HAN decoder's cached encoder keys and
-values, and the sentence LSTM run per group of equal-length sentences."""
+decodes only rows with a live hypothesis, the HAN decoder's cached encoder keys and values
+and its cache of the placed prefix's self-attention keys and values, and the sentence LSTM
+run per group of equal-length sentences."""
 
 import random
 
@@ -8,7 +9,8 @@ import pytest
 import torch
 
 from models.beam_search import beam_search
-from models.pointer_transformer import TransformerPointerDecoder
+from models.interfaces import ParagraphEncoding
+from models.pointer_transformer import TransformerPointerDecoder, by_layer
 from models.reference_search import reference_search
 from models.sentence_lstm import SentenceLSTM, grouped_states, packed_states
 from tests.model_batches import random_batch, tiny_preset
@@ -82,6 +84,59 @@ def test_han_cached_encoder_attention_equals_the_uncached_attention():
     cached = layer.encoder_attention.attend_projected(queries, *keys, real[:, None])
     direct = layer.encoder_attention(queries, contexts, real.unsqueeze(1))
     torch.testing.assert_close(cached, direct)
+
+
+def _uncached_step(decoder, memory, histories, previous, available):
+    """The HAN decoder step without the self-attention cache: every block re-projects the
+    keys and values of its inputs at all placed positions (`histories`, (R, k, d) each)."""
+    sentences, keys, real, *encoded = memory
+    rows, _, dim = sentences.shape
+    if previous is None:
+        hidden = decoder.start_input.expand(rows, 1, dim)
+    else:
+        hidden = sentences.gather(1, previous.view(rows, 1, 1).expand(rows, 1, dim))
+    grown = []
+    for layer, history, encoder in zip(decoder.layers, histories, by_layer(encoded), strict=True):
+        history = torch.cat([history, hidden], dim=1)  # (R, k + 1, d)
+        grown.append(history)
+        hidden = layer(hidden, layer.self_keys(history), None, encoder, real)
+    scores = decoder.pointer(keys, hidden).squeeze(1)
+    return scores.masked_fill(~available, torch.finfo(scores.dtype).min), grown
+
+
+def test_han_self_attention_cache_equals_reprojecting_the_prefix_under_reordering():
+    torch.manual_seed(0)
+    decoder = TransformerPointerDecoder(8, num_layers=3, heads=2).eval()
+    num, rows = 5, 3
+    sentences, contexts = torch.randn(rows, num, 8), torch.randn(rows, num, 8)
+    mask = torch.arange(num) < torch.tensor([[5], [4], [5]])
+    encoding = ParagraphEncoding(contexts * mask.unsqueeze(-1), (contexts.mean(1),))
+    memory, state = decoder.start(sentences, encoding, mask)
+    projected_lengths = []
+    hooks = [
+        layer.self_attention.w_k.register_forward_hook(
+            lambda module, inputs, output: projected_lengths.append(inputs[0].shape[1])
+        )
+        for layer in decoder.layers
+    ]
+    histories = [sentences.new_zeros(rows, 0, 8) for _ in decoder.layers]
+    previous, allowed = None, mask.clone()
+    for k in range(4):
+        projected_lengths.clear()
+        scores, state = decoder.step(memory, state, previous, allowed)
+        assert projected_lengths == [1] * 3  # the new position only, in every block
+        projected_lengths.clear()
+        expected, histories = _uncached_step(decoder, memory, histories, previous, allowed)
+        torch.testing.assert_close(scores, expected)
+        assert [tuple(t.shape) for t in state] == [(rows, 2, k + 1, 4)] * 6
+        order = torch.tensor([2, 0, 1]) if k % 2 == 0 else torch.tensor([1, 1, 0])  # beams
+        memory, state = decoder.reindex(memory, order), decoder.reindex(state, order)
+        histories = [history[order] for history in histories]
+        allowed = allowed[order]
+        previous = allowed.float().argmax(dim=1)  # (R,) first still available
+        allowed[torch.arange(rows), previous] = False
+    for hook in hooks:
+        hook.remove()
 
 
 def _random_words(seed, sentences=40, length=9, width=5):
