@@ -12,19 +12,32 @@ Orders with END are (B, N + 1) presented indices: the kept sentences, END (= N),
 END may come at any step, also before a real sentence (the model then drops it). Once
 every sentence is placed, END is the only candidate left, so its probability is 1: an
 order without END is the same order stopped by END, and scores alike.
+
+END also sees how many presented sentences are still unplaced: its score gets a learned
+bias per count (`EndCandidate.count_bias`, 0, 1, ..., MAX_COUNT or more; zero at
+initialisation), added by `CountAwareEnd` around the decoder. A fixed END vector alone
+cannot tell the last step from the others, so a model learns P(END) of about 1/(n + 1) at
+every step, which outranks the best sentence while the order is uncertain, and greedy and
+beam search stop early; with the count, "one sentence left" (`noise=1`) or "none or one
+left" (`noise=0/1`) is visible to the model. The count is part of the input (how many
+sentences were presented), never of the answer.
 """
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from models.interfaces import ParagraphEncoding
+from models.candidates import placed_before
+from models.interfaces import ParagraphEncoding, PointerDecoder, Tensors
+
+MAX_COUNT = 8  # unplaced-sentence counts from here on share one END bias
 
 
 class EndCandidate(nn.Module):
     def __init__(self, dim: int):  # width of the paragraph encoder's outputs
         super().__init__()
         self.vector = nn.Parameter(torch.randn(dim) * dim**-0.5)
+        self.count_bias = nn.Parameter(torch.zeros(MAX_COUNT + 1))  # by unplaced count
 
     def append(
         self, sentences: Tensor, encoding: ParagraphEncoding, mask: Tensor
@@ -39,6 +52,42 @@ class EndCandidate(nn.Module):
         real = F.pad(mask, (0, 1), value=False)  # (B, N + 1)
         candidates = F.pad(mask, (0, 1), value=True)  # (B, N + 1)
         return sentences, encoding._replace(contexts=contexts), real, candidates
+
+
+class CountAwareEnd:
+    """`decoder` with END's score (the last candidate) shifted by `count_bias` of the
+    number of presented sentences not yet placed; the rest of the decoder is unchanged."""
+
+    def __init__(self, decoder: PointerDecoder, count_bias: Tensor):
+        self.decoder, self.count_bias = decoder, count_bias
+
+    def start(self, *args) -> tuple[Tensors, Tensors]:
+        return self.decoder.start(*args)
+
+    def reindex(self, tensors: Tensors, index: Tensor) -> Tensors:
+        return self.decoder.reindex(tensors, index)
+
+    def step(
+        self, memory: Tensors, state: Tensors, previous: Tensor | None, available: Tensor
+    ) -> tuple[Tensor, Tensors]:
+        """available (R, N + 1) -> scores (R, N + 1) and the next state."""
+        scores, state = self.decoder.step(memory, state, previous, available)
+        return self._shift(scores, available), state
+
+    def teacher_forced(
+        self, memory: Tensors, state: Tensors, orders: Tensor, available: Tensor
+    ) -> Tensor:
+        """orders (B, N + 1), available (B, N + 1) -> scores (B, N + 1, N + 1)."""
+        scores = self.decoder.teacher_forced(memory, state, orders, available)
+        allowed = available.unsqueeze(1) & ~placed_before(orders, available.shape[1])
+        return self._shift(scores, allowed)  # allowed (B, K, N + 1) at each step k
+
+    def _shift(self, scores: Tensor, allowed: Tensor) -> Tensor:
+        """scores and allowed (..., N + 1) -> scores with END's shifted where allowed."""
+        unplaced = allowed[..., :-1].sum(dim=-1).clamp(max=MAX_COUNT)  # (...,)
+        end = scores[..., -1] + self.count_bias[unplaced].to(scores.dtype)
+        end = torch.where(allowed[..., -1], end, scores[..., -1])  # masked stays masked
+        return torch.cat([scores[..., :-1], end.unsqueeze(-1)], dim=-1)
 
 
 def complete_orders(orders: Tensor, n_sentences: Tensor, num: int) -> Tensor:

@@ -20,7 +20,7 @@ from torch import Tensor, nn
 from models.batch import check_batch
 from models.beam_search import beam_search
 from models.candidates import order_log_prob, validate_orders
-from models.end_candidate import EndCandidate, complete_orders, strip_end
+from models.end_candidate import CountAwareEnd, EndCandidate, complete_orders, strip_end
 from models.greedy_search import greedy_search
 from models.interfaces import (
     ParagraphEncoder,
@@ -73,6 +73,14 @@ class OrderingModel(nn.Module):
         vectors = self.sentence_encoder(words, lengths)  # (B*N, d)
         return vectors.view(batch_size, num, -1)  # (B, N, d)
 
+    @property
+    def pointer_decoder(self) -> PointerDecoder:
+        """The decoder the searches and `log_prob` use: with END, END's score also sees
+        how many presented sentences are unplaced (`models.end_candidate.CountAwareEnd`)."""
+        return (
+            self.decoder if self.end is None else CountAwareEnd(self.decoder, self.end.count_bias)
+        )
+
     def start(self, batch: dict) -> tuple[Tensors, Tensors, Tensor]:
         """Encode and start the decoder -> (memory, state, candidates (B, C)): the
         presented sentences, C = N, and with END C = N + 1 (END last)."""
@@ -94,7 +102,7 @@ class OrderingModel(nn.Module):
     def pointer_logits(self, batch: dict, orders: Tensor) -> Tensor:
         """Teacher-forced masked pointer scores (B, C, C) for orders from `teacher_orders`."""
         memory, state, candidates = self.start(batch)
-        return self.decoder.teacher_forced(memory, state, orders, candidates)
+        return self.pointer_decoder.teacher_forced(memory, state, orders, candidates)
 
     def forward(self, batch: dict) -> Tensor:
         """logits (B, C, C): [b, k, j] scores candidate j at step k after the gold prefix
@@ -124,9 +132,11 @@ class OrderingModel(nn.Module):
         memory, state, candidates = self.start(batch)
         end = None if self.end is None else candidates.shape[1] - 1
         if beam_size == 1:
-            orders, scores = greedy_search(self.decoder, memory, state, candidates, end)
+            orders, scores = greedy_search(self.pointer_decoder, memory, state, candidates, end)
         else:
-            orders, scores = beam_search(self.decoder, memory, state, candidates, beam_size, end)
+            orders, scores = beam_search(
+                self.pointer_decoder, memory, state, candidates, beam_size, end
+            )
         return (orders if end is None else strip_end(orders)), scores
 
     def decode(self, batch: dict, beam_size: int = 1) -> Tensor:

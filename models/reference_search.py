@@ -75,7 +75,9 @@ def _decode_document(model, document: dict, beam_size: int) -> tuple[list[int], 
             previous = None
             if hypothesis.order:
                 previous = torch.tensor(hypothesis.order[-1:], device=candidates.device)  # (1,)
-            logits, state = model.decoder.step(memory, hypothesis.state, previous, available)
+            logits, state = model.pointer_decoder.step(
+                memory, hypothesis.state, previous, available
+            )
             log_probs = candidate_log_probs(logits, available)[0]  # (C,) float32
             totals = (log_probs + hypothesis.score).tolist()  # float32 sums, as batched
             for candidate, allowed in enumerate(available[0].tolist()):

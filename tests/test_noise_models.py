@@ -39,8 +39,12 @@ def noisy_batch(seed: int, sizes=SIZES, noisy=NOISY) -> dict:
 
 
 def end_model(preset: str, seed: int = 0):
+    """A tiny preset with END, its per-count END biases drawn at random (not all zero)."""
     needs(preset)
-    return tiny_preset(preset, seed=seed, end_candidate=True)
+    model = tiny_preset(preset, seed=seed, end_candidate=True)
+    with torch.no_grad():
+        model.end.count_bias.normal_(std=2.0)
+    return model
 
 
 def outputs(n: int) -> list[list[int]]:
@@ -119,8 +123,8 @@ def test_beam_one_equals_greedy_with_end(preset):
     with torch.no_grad():
         memory, state, candidates = model.start(batch)
         end = candidates.shape[1] - 1
-        greedy = greedy_search(model.decoder, memory, state, candidates, end)
-        beam = beam_search(model.decoder, memory, state, candidates, 1, end)
+        greedy = greedy_search(model.pointer_decoder, memory, state, candidates, end)
+        beam = beam_search(model.pointer_decoder, memory, state, candidates, 1, end)
     assert torch.equal(greedy[0], beam[0])
     torch.testing.assert_close(greedy[1], beam[1])
 
@@ -182,13 +186,14 @@ def test_complete_orders_adds_end_after_the_kept_sentences():
 @pytest.mark.parametrize("preset", PRESETS)
 def test_without_the_option_nothing_changes(preset):
     """The default model has no END parameter and scores/decodes as an explicit
-    end_candidate=False; the END model has exactly one extra vector."""
+    end_candidate=False; the END model has exactly the END vector and its count biases
+    on top."""
     needs(preset)
     default = tiny_preset(preset, seed=6)
     explicit = tiny_preset(preset, seed=6, end_candidate=False)
     with_end = tiny_preset(preset, seed=6, end_candidate=True)
     assert default.end is None and set(default.state_dict()) == set(explicit.state_dict())
-    assert set(with_end.state_dict()) - set(default.state_dict()) == {"end.vector"}
+    assert set(with_end.state_dict()) - set(default.state_dict()) == {"end.vector", "end.count_bias"}
     batch = random_batch(6, [4, 2, 3])
     with torch.no_grad():
         assert torch.equal(default.decode(batch, beam_size=3), explicit.decode(batch, beam_size=3))
@@ -200,3 +205,15 @@ def test_random_baseline_keeps_every_presented_sentence():
     orders = model.decode(batch)
     for row, size in zip(orders.tolist(), batch["n_sentences"].tolist(), strict=True):
         assert sorted(row[:size]) == list(range(size)) and row[size:] == [-1] * (len(row) - size)
+
+
+@pytest.mark.parametrize("beam_size", [1, 3])
+def test_end_sees_how_many_presented_sentences_are_unplaced(beam_size):
+    """With END's bias high for one unplaced sentence and low for every other count, the
+    model stops exactly when one presented sentence is left (the `noise=1` pattern)."""
+    model, batch = end_model("lstm_ptrnet"), noisy_batch(6)
+    with torch.no_grad():
+        model.end.count_bias.fill_(-50.0)
+        model.end.count_bias[1] = 50.0
+    kept = (model.decode(batch, beam_size=beam_size) >= 0).sum(dim=1)
+    assert torch.equal(kept, batch["n_sentences"] - 1)
