@@ -62,17 +62,25 @@ def collate(examples: list[Example]) -> dict:
     batch_size = len(examples)
     n_max = max(len(ex.sentences) for ex in examples)
     t_max = max(len(s) for ex in examples for s in ex.sentences)
-    tokens = torch.full((batch_size, n_max, t_max), PAD_ID, dtype=torch.long)  # (B, N, T)
-    token_lengths = torch.zeros(batch_size, n_max, dtype=torch.long)  # (B, N)
-    gold_order = torch.full((batch_size, n_max), -1, dtype=torch.long)  # (B, N)
     n_sentences = torch.tensor([len(ex.sentences) for ex in examples], dtype=torch.long)  # (B,)
+    sentence_mask = torch.arange(n_max).unsqueeze(0) < n_sentences.unsqueeze(1)  # (B, N)
+    # every real sentence's tokens in one scatter, not one small copy per sentence
+    flat = [sentence for ex in examples for sentence in ex.sentences]  # S sentences
+    lengths = torch.tensor([len(sentence) for sentence in flat], dtype=torch.long)  # (S,)
+    slots = sentence_mask.view(-1).nonzero().squeeze(1)  # (S,) row of each in (B * N)
+    token_lengths = torch.zeros(batch_size * n_max, dtype=torch.long)  # (B * N,)
+    token_lengths[slots] = lengths
+    starts = lengths.cumsum(0) - lengths  # (S,) offset of each sentence's first token
+    rows = torch.repeat_interleave(slots, lengths)  # (total tokens,)
+    columns = torch.arange(int(lengths.sum())) - torch.repeat_interleave(starts, lengths)
+    tokens = torch.full((batch_size * n_max, t_max), PAD_ID, dtype=torch.long)  # (B * N, T)
+    tokens[rows, columns] = torch.tensor([i for s in flat for i in s], dtype=torch.long)
+    tokens = tokens.view(batch_size, n_max, t_max)  # (B, N, T)
+    token_lengths = token_lengths.view(batch_size, n_max)  # (B, N)
+    gold_order = torch.full((batch_size, n_max), -1, dtype=torch.long)  # (B, N)
     for b, ex in enumerate(examples):
-        for j, sentence in enumerate(ex.sentences):
-            tokens[b, j, : len(sentence)] = torch.tensor(sentence, dtype=torch.long)
-            token_lengths[b, j] = len(sentence)
         gold = sorted((i, j) for j, i in enumerate(ex.sentence_ids) if i >= 0)
         gold_order[b, : len(gold)] = torch.tensor([j for _, j in gold], dtype=torch.long)
-    sentence_mask = torch.arange(n_max).unsqueeze(0) < n_sentences.unsqueeze(1)  # (B, N)
     batch = {
         "tokens": tokens,
         "token_lengths": token_lengths,
