@@ -15,12 +15,28 @@ order without END is the same order stopped by END, and scores alike.
 
 END also sees how many presented sentences are still unplaced: its score gets a learned
 bias per count (`EndCandidate.count_bias`, 0, 1, ..., MAX_COUNT or more; zero at
-initialisation), added by `CountAwareEnd` around the decoder. A fixed END vector alone
-cannot tell the last step from the others, so a model learns P(END) of about 1/(n + 1) at
-every step, which outranks the best sentence while the order is uncertain, and greedy and
-beam search stop early; with the count, "one sentence left" (`noise=1`) or "none or one
-left" (`noise=0/1`) is visible to the model. The count is part of the input (how many
-sentences were presented), never of the answer.
+initialisation, and read times COUNT_BIAS_SCALE: Adam moves a parameter by about its
+learning rate per step, and with the configs' 1e-3 the biases moved by 0.2 in three Brown
+epochs, where "END with two or more sentences left" has to become far less likely under
+`noise=1`). A fixed END vector alone cannot tell the last step from the others, so a
+model learns P(END) of about 1/(n + 1) at every step, which outranks the best sentence
+while the order is uncertain, and greedy and beam search stop early; with the count, "one
+sentence left" (`noise=1`) or "none or one left" (`noise=0/1`) is visible to the model.
+The count is part of the input (how many sentences were presented), never of the answer.
+
+And the decoding sees which sentences look like distractors: `models.distractor_scorer`
+gives each presented sentence a logit d_j (lexical cohesion with the others), trained on
+its own (binary cross-entropy against the known distractors of training documents). The
+searches and `log_prob` combine the two as a product of experts (Hinton 2002):
+`DistractorAwareEnd` adds log sigmoid(-d_j) (j is genuine) to sentence j's score and, to
+END's, the sum over the unplaced sentences of log sigmoid(d_j) (all of them are
+distractors), so a sentence that looks foreign is placed last if at all, and END wins once
+only such sentences are left. Training keeps END's shift (its vector and count biases then
+learn how much to trust the scorer: with one sentence left, END is right exactly when that
+sentence is a distractor) but not the sentences' (`shift_sentences=False`), and the
+scorer learns from its own loss only (d is detached there): trained with the sentence
+shifts, the LSTM+PtrNet on Brown `noise=1` did not learn to order in 5-10 epochs
+(validation tau about 0.03, against 0.15-0.25 without them; docs/metrics.md).
 """
 
 import torch
@@ -28,16 +44,27 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from models.candidates import placed_before
+from models.distractor_scorer import DistractorScorer
 from models.interfaces import ParagraphEncoding, PointerDecoder, Tensors
 
 MAX_COUNT = 8  # unplaced-sentence counts from here on share one END bias
+COUNT_BIAS_SCALE = 10.0  # END's bias per count is this times its parameter
 
 
 class EndCandidate(nn.Module):
-    def __init__(self, dim: int):  # width of the paragraph encoder's outputs
+    def __init__(
+        self,
+        dim: int,  # width of the paragraph encoder's outputs
+        word_dim: int | None,  # width of the model's word vectors (None: it has none)
+    ):
         super().__init__()
         self.vector = nn.Parameter(torch.randn(dim) * dim**-0.5)
         self.count_bias = nn.Parameter(torch.zeros(MAX_COUNT + 1))  # by unplaced count
+        self.scorer = DistractorScorer(dim, word_dim)
+
+    def count_biases(self) -> Tensor:
+        """END's score bias by the number of unplaced presented sentences (MAX_COUNT + 1,)."""
+        return COUNT_BIAS_SCALE * self.count_bias
 
     def append(
         self, sentences: Tensor, encoding: ParagraphEncoding, mask: Tensor
@@ -54,15 +81,20 @@ class EndCandidate(nn.Module):
         return sentences, encoding._replace(contexts=contexts), real, candidates
 
 
-class CountAwareEnd:
-    """`decoder` with END's score (the last candidate) shifted by `count_bias` of the
-    number of presented sentences not yet placed; the rest of the decoder is unchanged."""
+class DistractorAwareEnd:
+    """`decoder` with the noise-setting shifts of its scores (module docstring): END's
+    (the last candidate) by `count_biases` of the number of presented sentences not yet
+    placed plus the sum of their log sigmoid(d_j) and, when `shift_sentences`, each
+    sentence's by log sigmoid(-d_j); without it (training), d is detached.
 
-    def __init__(self, decoder: PointerDecoder, count_bias: Tensor):
-        self.decoder, self.count_bias = decoder, count_bias
+    Its memory is the decoder's followed by the distractor logits d (B, N + 1) (END's
+    column unused); every decoder's `reindex` selects rows of each tensor alike."""
 
-    def start(self, *args) -> tuple[Tensors, Tensors]:
-        return self.decoder.start(*args)
+    def __init__(
+        self, decoder: PointerDecoder, count_biases: Tensor, shift_sentences: bool = True
+    ):
+        self.decoder, self.count_biases = decoder, count_biases  # (MAX_COUNT + 1,)
+        self.shift_sentences = shift_sentences
 
     def reindex(self, tensors: Tensors, index: Tensor) -> Tensors:
         return self.decoder.reindex(tensors, index)
@@ -71,23 +103,39 @@ class CountAwareEnd:
         self, memory: Tensors, state: Tensors, previous: Tensor | None, available: Tensor
     ) -> tuple[Tensor, Tensors]:
         """available (R, N + 1) -> scores (R, N + 1) and the next state."""
-        scores, state = self.decoder.step(memory, state, previous, available)
-        return self._shift(scores, available), state
+        scores, state = self.decoder.step(memory[:-1], state, previous, available)
+        return self._shift(scores, available, memory[-1]), state
 
     def teacher_forced(
         self, memory: Tensors, state: Tensors, orders: Tensor, available: Tensor
     ) -> Tensor:
         """orders (B, N + 1), available (B, N + 1) -> scores (B, N + 1, N + 1)."""
-        scores = self.decoder.teacher_forced(memory, state, orders, available)
+        scores = self.decoder.teacher_forced(memory[:-1], state, orders, available)
         allowed = available.unsqueeze(1) & ~placed_before(orders, available.shape[1])
-        return self._shift(scores, allowed)  # allowed (B, K, N + 1) at each step k
+        return self._shift(scores, allowed, memory[-1].unsqueeze(1))  # at each step k
 
-    def _shift(self, scores: Tensor, allowed: Tensor) -> Tensor:
-        """scores and allowed (..., N + 1) -> scores with END's shifted where allowed."""
-        unplaced = allowed[..., :-1].sum(dim=-1).clamp(max=MAX_COUNT)  # (...,)
-        end = scores[..., -1] + self.count_bias[unplaced].to(scores.dtype)
-        end = torch.where(allowed[..., -1], end, scores[..., -1])  # masked stays masked
-        return torch.cat([scores[..., :-1], end.unsqueeze(-1)], dim=-1)
+    def _shift(self, scores: Tensor, allowed: Tensor, distractor: Tensor) -> Tensor:
+        """scores, allowed (..., N + 1) and distractor logits broadcastable to them ->
+        scores shifted where allowed (masked entries stay masked)."""
+        unplaced = allowed[..., :-1]  # (..., N)
+        count = unplaced.sum(dim=-1).clamp(max=MAX_COUNT)  # (...,)
+        logits = distractor[..., :-1].to(scores.dtype)  # (..., N)
+        if not self.shift_sentences:
+            logits = logits.detach()
+        all_foreign = (F.logsigmoid(logits) * unplaced).sum(dim=-1)  # (...,)
+        end = scores[..., -1] + self.count_biases[count].to(scores.dtype) + all_foreign
+        sentences = scores[..., :-1]  # (..., N)
+        if self.shift_sentences:
+            sentences = sentences + F.logsigmoid(-logits)  # genuine
+        shifted = torch.cat([sentences, end.unsqueeze(-1)], dim=-1)
+        return torch.where(allowed, shifted, scores)
+
+
+def distractor_targets(orders: Tensor, mask: Tensor) -> Tensor:
+    """Gold orders (B, N) of the kept sentences, -1 padded, and the real sentences (B, N)
+    -> (B, N) float: 1 for a presented sentence missing from the gold order (a distractor)."""
+    kept = F.one_hot(orders.clamp(min=0), mask.shape[1]) * (orders >= 0).unsqueeze(-1)
+    return (mask & (kept.sum(dim=1) == 0)).float()  # (B, N)
 
 
 def complete_orders(orders: Tensor, n_sentences: Tensor, num: int) -> Tensor:

@@ -12,15 +12,25 @@ With `end_candidate=True` (documents with distractors, Wang and Wan 2019, DESIGN
 gold target is the gold sentences followed by END, decoding stops at END, and the
 sentences not placed before it are predicted noise. The model scores orders of kept
 sentences (-1 padded), which END completes; without the option the model has no END.
+The scores also weigh how foreign each sentence looks (`models.distractor_scorer`): END's
+always, the sentences' in the searches and `log_prob` only; the loss adds the scorer's
+binary cross-entropy against the known distractors of a training document.
 """
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
 from models.batch import check_batch
 from models.beam_search import beam_search
 from models.candidates import order_log_prob, validate_orders
-from models.end_candidate import CountAwareEnd, EndCandidate, complete_orders, strip_end
+from models.end_candidate import (
+    DistractorAwareEnd,
+    EndCandidate,
+    complete_orders,
+    distractor_targets,
+    strip_end,
+)
 from models.greedy_search import greedy_search
 from models.interfaces import (
     ParagraphEncoder,
@@ -48,7 +58,8 @@ class OrderingModel(nn.Module):
         self.sentence_encoder = sentence_encoder
         self.paragraph_encoder = paragraph_encoder
         self.decoder = decoder
-        self.end = EndCandidate(paragraph_encoder.output_dim) if end_candidate else None
+        word_dim = None if embedding is None else embedding.dim
+        self.end = EndCandidate(paragraph_encoder.output_dim, word_dim) if end_candidate else None
 
     def encode(self, batch: dict) -> tuple[Tensor, ParagraphEncoding]:
         """batch -> sentence vectors (B, N, d) and the paragraph encoding."""
@@ -75,21 +86,41 @@ class OrderingModel(nn.Module):
 
     @property
     def pointer_decoder(self) -> PointerDecoder:
-        """The decoder the searches and `log_prob` use: with END, END's score also sees
-        how many presented sentences are unplaced (`models.end_candidate.CountAwareEnd`)."""
-        return (
-            self.decoder if self.end is None else CountAwareEnd(self.decoder, self.end.count_bias)
-        )
+        """The decoder the searches and `log_prob` use: with END, the scores also see how
+        many presented sentences are unplaced and how foreign each looks
+        (`models.end_candidate.DistractorAwareEnd`)."""
+        return self._decoder(shift_sentences=True)
+
+    def _decoder(self, shift_sentences: bool) -> PointerDecoder:
+        """With END: `shift_sentences` False leaves the sentences' distractor shifts out
+        (training, `models.end_candidate`)."""
+        if self.end is None:
+            return self.decoder
+        return DistractorAwareEnd(self.decoder, self.end.count_biases(), shift_sentences)
 
     def start(self, batch: dict) -> tuple[Tensors, Tensors, Tensor]:
         """Encode and start the decoder -> (memory, state, candidates (B, C)): the
-        presented sentences, C = N, and with END C = N + 1 (END last)."""
+        presented sentences, C = N, and with END C = N + 1 (END last) and the memory
+        followed by the distractor logits (B, N + 1) (END's column 0)."""
         sentences, encoding = self.encode(batch)
         mask = candidates = batch["sentence_mask"]  # (B, N)
-        if self.end is not None:
-            sentences, encoding, mask, candidates = self.end.append(sentences, encoding, mask)
+        if self.end is None:
+            return *self.decoder.start(sentences, encoding, mask), candidates
+        distractor = self.distractor_logits(batch, encoding.contexts)  # (B, N)
+        sentences, encoding, mask, candidates = self.end.append(sentences, encoding, mask)
         memory, state = self.decoder.start(sentences, encoding, mask)
-        return memory, state, candidates
+        return (*memory, F.pad(distractor, (0, 1))), state, candidates
+
+    def distractor_logits(self, batch: dict, contexts: Tensor) -> Tensor:
+        """contexts (B, N, h) -> how likely each presented sentence is a distractor, as
+        logits (B, N) (`models.distractor_scorer`). The scorer reads the encoders' outputs
+        but does not train them (they are detached): its loss and score shifts would
+        otherwise pull the ordering representations towards detection."""
+        tokens = batch["tokens"]  # (B, N, T)
+        words = None if self.embedding is None else self.embedding(tokens).detach()
+        return self.end.scorer(
+            tokens, batch["token_lengths"], batch["sentence_mask"], contexts.detach(), words
+        )  # words (B, N, T, e)
 
     def teacher_orders(self, batch: dict, orders: Tensor) -> Tensor:
         """Checked orders to teacher-force: (B, N) permutations of the presented sentences,
@@ -99,15 +130,21 @@ class OrderingModel(nn.Module):
             return orders
         return complete_orders(orders, batch["n_sentences"], batch["sentence_mask"].shape[1])
 
-    def pointer_logits(self, batch: dict, orders: Tensor) -> Tensor:
-        """Teacher-forced masked pointer scores (B, C, C) for orders from `teacher_orders`."""
+    def pointer_logits(
+        self, batch: dict, orders: Tensor, shift_sentences: bool = True
+    ) -> tuple[Tensor, Tensor | None]:
+        """Teacher-forced masked pointer scores (B, C, C) for orders from `teacher_orders`
+        (`shift_sentences` False: as trained), and with END the distractor logits (B, N)
+        (else None)."""
         memory, state, candidates = self.start(batch)
-        return self.pointer_decoder.teacher_forced(memory, state, orders, candidates)
+        decoder = self._decoder(shift_sentences)
+        logits = decoder.teacher_forced(memory, state, orders, candidates)
+        return logits, (None if self.end is None else memory[-1][:, :-1])
 
     def forward(self, batch: dict) -> Tensor:
         """logits (B, C, C): [b, k, j] scores candidate j at step k after the gold prefix
         gold_order[b, :k] (then END); placed and padding candidates masked (finite)."""
-        return self.pointer_logits(batch, self.teacher_orders(batch, batch["gold_order"]))
+        return self.pointer_logits(batch, self.teacher_orders(batch, batch["gold_order"]))[0]
 
     def log_prob(self, batch: dict, orders: Tensor) -> Tensor:
         """orders (B, N) presented indices, -1 padded -> log P(order | sentences) (B,).
@@ -115,11 +152,21 @@ class OrderingModel(nn.Module):
         With END, an order lists the kept sentences, optionally followed by END (index N),
         and is scored as stopped by END."""
         orders = self.teacher_orders(batch, orders)
-        return order_log_prob(self.pointer_logits(batch, orders), orders)
+        return order_log_prob(self.pointer_logits(batch, orders)[0], orders)
 
     def loss(self, batch: dict) -> Tensor:
-        """Mean over documents of the summed NLL of the gold order."""
-        return -self.log_prob(batch, batch["gold_order"]).mean()
+        """Mean over documents of the summed NLL of the gold order; with END the NLL
+        without the sentences' distractor shifts plus the summed binary cross-entropy of
+        the distractor logits against the sentences the gold order leaves out."""
+        orders = self.teacher_orders(batch, batch["gold_order"])
+        logits, distractor = self.pointer_logits(batch, orders, shift_sentences=False)
+        nll = -order_log_prob(logits, orders)  # (B,)
+        if distractor is None:
+            return nll.mean()
+        mask = batch["sentence_mask"]  # (B, N)
+        targets = distractor_targets(batch["gold_order"], mask)
+        bce = F.binary_cross_entropy_with_logits(distractor.float(), targets, reduction="none")
+        return (nll + (bce * mask).sum(dim=1)).mean()
 
     @torch.no_grad()
     def search(self, batch: dict, beam_size: int = 1) -> tuple[Tensor, Tensor]:

@@ -1,5 +1,6 @@
 """The END candidate of every preset (DESIGN section 4; Wang & Wan 2019): valid greedy and
-beam decoding, log_prob = the searches' scores = minus the teacher-forced loss, exact wide
+beam decoding, log_prob = the searches' scores = minus the teacher-forced NLL (the loss
+adds the distractor scorer's cross-entropy), exact wide
 beams, a proper distribution over every output, and no change without the option."""
 
 from __future__ import annotations
@@ -39,11 +40,13 @@ def noisy_batch(seed: int, sizes=SIZES, noisy=NOISY) -> dict:
 
 
 def end_model(preset: str, seed: int = 0):
-    """A tiny preset with END, its per-count END biases drawn at random (not all zero)."""
+    """A tiny preset with END, its per-count END biases and its distractor scorer's read of
+    the contexts drawn at random (not zero, as at initialisation)."""
     needs(preset)
     model = tiny_preset(preset, seed=seed, end_candidate=True)
     with torch.no_grad():
         model.end.count_bias.normal_(std=2.0)
+        model.end.scorer.context.weight.normal_(std=1.0)
     return model
 
 
@@ -77,7 +80,10 @@ def test_every_preset_decodes_valid_predictions_scored_by_log_prob(preset, beam_
 
 
 @pytest.mark.parametrize("preset", PRESETS)
-def test_log_prob_of_gold_then_end_is_minus_the_teacher_forced_loss(preset):
+def test_log_prob_of_gold_then_end_is_minus_the_teacher_forced_nll(preset):
+    """log_prob (the searches' distribution: pointer and distractor scorer) is minus the
+    cross-entropy of `model(batch)`; the loss is the NLL without the sentences' distractor
+    shifts (END keeps its) plus the scorer's binary cross-entropy against the distractors' ids."""
     model, batch = end_model(preset, seed=2), noisy_batch(2)
     gold = batch["gold_order"]
     num = gold.shape[1]
@@ -93,7 +99,18 @@ def test_log_prob_of_gold_then_end_is_minus_the_teacher_forced_loss(preset):
     assert target[torch.arange(len(gold)), n_gold].eq(num).all()  # END right after gold
     torch.testing.assert_close(explicit, log_prob)
     torch.testing.assert_close(-nll.sum(dim=1), log_prob, atol=1e-5, rtol=1e-5)
-    torch.testing.assert_close(loss, -log_prob.mean())
+    distractor = model.start(batch)[0][-1][:, :-1]  # (B, N) the scorer's logits
+    is_noise = torch.tensor(
+        [[float(i < 0) for i in ids + [0] * (num - len(ids))] for ids in batch["sentence_ids"]]
+    )  # (B, N) from the ids
+    bce = F.binary_cross_entropy_with_logits(distractor, is_noise, reduction="none")
+    detection = (bce * batch["sentence_mask"]).sum(dim=1)  # (B,)
+    pointer = model.pointer_logits(batch, target, shift_sentences=False)[0]  # as trained
+    pointer_nll = F.cross_entropy(
+        pointer.transpose(1, 2), target, ignore_index=-1, reduction="none"
+    )
+    torch.testing.assert_close(loss, (detection + pointer_nll.sum(dim=1)).mean())
+    assert not torch.allclose(pointer, logits)  # the scorer does change the searches' scores
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -186,14 +203,16 @@ def test_complete_orders_adds_end_after_the_kept_sentences():
 @pytest.mark.parametrize("preset", PRESETS)
 def test_without_the_option_nothing_changes(preset):
     """The default model has no END parameter and scores/decodes as an explicit
-    end_candidate=False; the END model has exactly the END vector and its count biases
-    on top."""
+    end_candidate=False; the END model has exactly the END vector, its count biases and
+    the distractor scorer on top."""
     needs(preset)
     default = tiny_preset(preset, seed=6)
     explicit = tiny_preset(preset, seed=6, end_candidate=False)
     with_end = tiny_preset(preset, seed=6, end_candidate=True)
     assert default.end is None and set(default.state_dict()) == set(explicit.state_dict())
-    assert set(with_end.state_dict()) - set(default.state_dict()) == {"end.vector", "end.count_bias"}
+    added = set(with_end.state_dict()) - set(default.state_dict())
+    assert {"end.vector", "end.count_bias", "end.scorer.context.weight"} <= added
+    assert all(key.startswith(("end.vector", "end.count_bias", "end.scorer.")) for key in added)
     batch = random_batch(6, [4, 2, 3])
     with torch.no_grad():
         assert torch.equal(default.decode(batch, beam_size=3), explicit.decode(batch, beam_size=3))
@@ -217,3 +236,24 @@ def test_end_sees_how_many_presented_sentences_are_unplaced(beam_size):
         model.end.count_bias[1] = 50.0
     kept = (model.decode(batch, beam_size=beam_size) >= 0).sum(dim=1)
     assert torch.equal(kept, batch["n_sentences"] - 1)
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("beam_size", [1, 3])
+def test_a_sure_distractor_scorer_makes_every_search_drop_exactly_the_distractors(
+    preset, beam_size, monkeypatch
+):
+    """Distractor logits of +30 for the distractors and -30 for the gold sentences: END
+    loses while a gold sentence is unplaced and wins once only distractors are left, so
+    the kept sentences are exactly the gold ones (documents without a distractor keep all)."""
+    model, batch = end_model(preset, seed=8), noisy_batch(8)
+    num = batch["sentence_mask"].shape[1]
+    is_noise = torch.tensor([ids + [0] * (num - len(ids)) for ids in batch["sentence_ids"]]) < 0
+    monkeypatch.setattr(
+        model, "distractor_logits", lambda batch, contexts: is_noise.float() * 60.0 - 30.0
+    )
+    with torch.no_grad():
+        model.end.count_bias.zero_()
+        orders = model.decode(batch, beam_size=beam_size)
+    for row, ids in zip(orders.tolist(), batch["sentence_ids"], strict=True):
+        assert sorted(ids[j] for j in row if j >= 0) == sorted(i for i in ids if i >= 0)

@@ -1,0 +1,145 @@
+"""The distractor scorer (models/distractor_scorer.py): shared words against a brute-force
+set computation, padding invariance, the training targets, and that it learns to single
+out a sentence of another topic when function words are shared by all."""
+
+from __future__ import annotations
+
+import random
+
+import torch
+import torch.nn.functional as F
+
+from models.distractor_scorer import DistractorScorer, shared_words
+from models.end_candidate import distractor_targets
+
+
+def brute_force_shared(document: list[list[int]]) -> list[list[bool]]:
+    """Word t of sentence i also occurs in another sentence (ids 0 and 1 never count)."""
+    return [
+        [
+            word >= 2 and any(word in other for j, other in enumerate(document) if j != i)
+            for word in sentence
+        ]
+        for i, sentence in enumerate(document)
+    ]
+
+
+def padded_tokens(documents: list[list[list[int]]]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Documents of sentences of word ids -> tokens (B, N, T) and lengths (B, N)."""
+    num = max(len(document) for document in documents)
+    length = max(len(sentence) for document in documents for sentence in document)
+    tokens = torch.zeros(len(documents), num, length, dtype=torch.long)
+    lengths = torch.zeros(len(documents), num, dtype=torch.long)
+    for b, document in enumerate(documents):
+        for i, sentence in enumerate(document):
+            tokens[b, i, : len(sentence)] = torch.tensor(sentence)
+            lengths[b, i] = len(sentence)
+    return tokens, lengths
+
+
+def test_shared_words_match_a_brute_force_set_computation():
+    rng = random.Random(0)
+    for _ in range(200):
+        documents = [
+            [
+                [rng.randrange(8) for _ in range(rng.randint(1, 6))]
+                for _ in range(rng.randint(1, 5))
+            ]
+            for _ in range(3)
+        ]
+        tokens, lengths = padded_tokens(documents)
+        in_sentence = torch.arange(tokens.shape[2]) < lengths.unsqueeze(-1)
+        shared = shared_words(tokens, in_sentence)
+        for b, document in enumerate(documents):
+            for i, expected in enumerate(brute_force_shared(document)):
+                assert shared[b, i, : len(expected)].tolist() == expected
+                assert not shared[b, i, len(expected) :].any()
+            assert not shared[b, len(document) :].any()
+
+
+def test_shared_words_hand_worked():
+    # sentence 0 shares 7 with sentence 2; 1 (<unk>) never counts; 5 repeats only in itself
+    tokens, lengths = padded_tokens([[[7, 1, 5, 5], [1, 9], [9, 7]]])
+    in_sentence = torch.arange(4) < lengths.unsqueeze(-1)
+    assert shared_words(tokens, in_sentence)[0].tolist() == [
+        [True, False, False, False],
+        [False, True, False, False],
+        [True, True, False, False],
+    ]
+
+
+def test_logits_of_a_document_do_not_depend_on_padding():
+    torch.manual_seed(0)
+    scorer = DistractorScorer(context_dim=6, word_dim=4).eval()
+    nn_init_random(scorer)
+    short = [[2, 3, 4], [3, 5], [6, 2, 7, 8]]
+    long = [[2, 9, 10, 11, 12, 13, 14], [9, 3], [4, 4], [15, 2], [16, 3, 17]]
+    embedding = torch.nn.Embedding(20, 4)
+    contexts = torch.randn(1, 5, 6)
+    tokens, lengths = padded_tokens([short])
+    alone = scorer(tokens, lengths, lengths > 0, contexts[:, :3], embedding(tokens))
+    tokens, lengths = padded_tokens([short, long])
+    both_contexts = torch.cat([F.pad(contexts[:, :3], (0, 0, 0, 2)), torch.randn(1, 5, 6)])
+    batched = scorer(tokens, lengths, lengths > 0, both_contexts, embedding(tokens))
+    torch.testing.assert_close(batched[0, :3], alone[0])
+    assert batched[0, 3:].eq(0).all()  # padding sentences
+
+
+def nn_init_random(module: torch.nn.Module) -> None:
+    """Every parameter drawn at random (the scorer starts with zero context weights)."""
+    with torch.no_grad():
+        for parameter in module.parameters():
+            parameter.normal_()
+
+
+def test_targets_are_the_presented_sentences_missing_from_the_gold_order():
+    gold = torch.tensor([[2, 0, -1, -1], [1, 0, 2, -1]])
+    mask = torch.tensor([[True, True, True, False], [True, True, True, False]])
+    assert distractor_targets(gold, mask).tolist() == [[0, 1, 0, 0], [0, 0, 0, 0]]
+
+
+def topic_document(rng: random.Random, n: int) -> tuple[list[list[int]], int]:
+    """n sentences on one topic and one on another, at a random slot: each sentence has
+    three function words (ids 2-7, shared by every topic) and two words of its topic
+    (ten topics of three words each, ids 8-37). -> sentences, the distractor's slot."""
+    topic, other = rng.sample(range(10), 2)
+
+    def sentence(t: int) -> list[int]:
+        words = [rng.randrange(2, 8) for _ in range(3)]
+        words += [8 + 3 * t + rng.randrange(3) for _ in range(2)]
+        rng.shuffle(words)
+        return words
+
+    document = [sentence(topic) for _ in range(n)]
+    slot = rng.randrange(n + 1)
+    document.insert(slot, sentence(other))
+    return document, slot
+
+
+def test_scorer_learns_to_single_out_the_sentence_of_another_topic():
+    rng, _ = random.Random(1), torch.manual_seed(1)
+    scorer = DistractorScorer(context_dim=4, word_dim=8)
+    embedding = torch.nn.Embedding(38, 8)  # fixed random word vectors
+    optimizer = torch.optim.Adam(scorer.parameters(), lr=0.03)
+
+    def batch(size: int):
+        pairs = [topic_document(rng, rng.randint(3, 6)) for _ in range(size)]
+        documents, slots = zip(*pairs, strict=True)
+        tokens, lengths = padded_tokens(list(documents))
+        mask = lengths > 0
+        targets = F.one_hot(torch.tensor(slots), tokens.shape[1]).float()
+        contexts = torch.zeros(*mask.shape, 4)
+        with torch.no_grad():
+            words = embedding(tokens)
+        return scorer(tokens, lengths, mask, contexts, words), targets, mask
+
+    for _ in range(150):
+        logits, targets, mask = batch(32)
+        bce = F.binary_cross_entropy_with_logits(logits, targets, reduction="none")
+        optimizer.zero_grad()
+        (bce * mask).sum(dim=1).mean().backward()
+        optimizer.step()
+    with torch.no_grad():
+        logits, targets, mask = batch(200)
+    picked = logits.masked_fill(~mask, -1e9).argmax(dim=1)
+    assert (picked == targets.argmax(dim=1)).float().mean() > 0.9
