@@ -5,10 +5,11 @@ Sentence Ordering" (AAAI), whose decoder leaves distractors out by pointing to E
 (`models.end_candidate`). A distractor comes from another document, so it shares fewer
 words with the other presented sentences than they share with each other: lexical
 cohesion (Halliday and Hasan 1976; Barzilay and Lapata 2008 use entity repetition across
-sentences for coherence). On Brown's validation split under `noise=1`, the sentence whose
-words occur least often in the other sentences is the distractor in 50% of documents (56%
-with corpus IDF weights; chance 15%), while the Brown-trained pointer decoders alone pick
-it out in 16-17% (docs/metrics.md). This scorer gives that evidence to every preset.
+sentences for coherence). On Brown's validation split under `noise=1`, the sentence
+sharing the smallest share of its words with the others is the distractor in 50% of
+documents (56% with IDF weights; dropping one at random: about 1 in 7), while the pointer
+decoders alone left out exactly the distractor in 16-17% of test documents
+(docs/metrics.md). This scorer gives that evidence to every preset.
 
 Per presented sentence i, with `present[t]` = word t of i occurs in another presented
 sentence of the same document (exact word id; `<pad>`/`<unk>` never count):
