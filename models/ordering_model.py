@@ -61,25 +61,27 @@ class OrderingModel(nn.Module):
         word_dim = None if embedding is None else embedding.dim
         self.end = EndCandidate(paragraph_encoder.output_dim, word_dim) if end_candidate else None
 
-    def encode(self, batch: dict) -> tuple[Tensor, ParagraphEncoding]:
-        """batch -> sentence vectors (B, N, d) and the paragraph encoding."""
+    def encode(self, batch: dict) -> tuple[Tensor, ParagraphEncoding, Tensor | None]:
+        """batch -> sentence vectors (B, N, d), the paragraph encoding and the word vectors
+        (B, N, T, e) (None for a model without a word embedding)."""
         check_batch(batch)
-        sentences = self.sentence_vectors(batch)  # (B, N, d)
-        return sentences, self.paragraph_encoder(sentences, batch["sentence_mask"])
+        words = None if self.embedding is None else self.embedding(batch["tokens"])
+        sentences = self.sentence_vectors(batch, words)  # (B, N, d)
+        return sentences, self.paragraph_encoder(sentences, batch["sentence_mask"]), words
 
-    def sentence_vectors(self, batch: dict) -> Tensor:
-        """batch -> (B, N, d): from embedded word ids, or from the raw text when the model
-        has no word embedding (a pretrained text encoder)."""
-        tokens = batch["tokens"]
-        batch_size, num, length = tokens.shape
-        if self.embedding is None:
+    def sentence_vectors(self, batch: dict, words: Tensor | None) -> Tensor:
+        """batch and its word vectors (B, N, T, e) -> (B, N, d): from the word vectors, or
+        from the raw text when the model has no word embedding (a pretrained text encoder,
+        `words` None)."""
+        batch_size, num, length = batch["tokens"].shape
+        if words is None:
             if "texts" not in batch:
                 raise ValueError(
                     "batch is missing key 'texts' (raw sentences), which this model's "
                     "sentence encoder reads"
                 )
             return self.sentence_encoder(batch["texts"], num)  # (B, N, d)
-        words = self.embedding(tokens.reshape(batch_size * num, length))  # (B*N, T, e)
+        words = words.reshape(batch_size * num, length, -1)  # (B*N, T, e)
         lengths = batch["token_lengths"].reshape(batch_size * num)  # (B*N,)
         vectors = self.sentence_encoder(words, lengths)  # (B*N, d)
         return vectors.view(batch_size, num, -1)  # (B, N, d)
@@ -102,25 +104,24 @@ class OrderingModel(nn.Module):
         """Encode and start the decoder -> (memory, state, candidates (B, C)): the
         presented sentences, C = N, and with END C = N + 1 (END last) and the memory
         followed by the distractor logits (B, N + 1) (END's column 0)."""
-        sentences, encoding = self.encode(batch)
+        sentences, encoding, words = self.encode(batch)
         mask = candidates = batch["sentence_mask"]  # (B, N)
         if self.end is None:
             return *self.decoder.start(sentences, encoding, mask), candidates
-        distractor = self.distractor_logits(batch, encoding.contexts)  # (B, N)
+        distractor = self.distractor_logits(batch, encoding.contexts, words)  # (B, N)
         sentences, encoding, mask, candidates = self.end.append(sentences, encoding, mask)
         memory, state = self.decoder.start(sentences, encoding, mask)
         return (*memory, F.pad(distractor, (0, 1))), state, candidates
 
-    def distractor_logits(self, batch: dict, contexts: Tensor) -> Tensor:
-        """contexts (B, N, h) -> how likely each presented sentence is a distractor, as
-        logits (B, N) (`models.distractor_scorer`). The scorer reads the encoders' outputs
-        but does not train them (they are detached): its loss and score shifts would
-        otherwise pull the ordering representations towards detection."""
-        tokens = batch["tokens"]  # (B, N, T)
-        words = None if self.embedding is None else self.embedding(tokens).detach()
-        return self.end.scorer(
-            tokens, batch["token_lengths"], batch["sentence_mask"], contexts.detach(), words
-        )  # words (B, N, T, e)
+    def distractor_logits(self, batch: dict, contexts: Tensor, words: Tensor | None) -> Tensor:
+        """contexts (B, N, h), word vectors (B, N, T, e) or None -> how likely each
+        presented sentence is a distractor, as logits (B, N) (`models.distractor_scorer`).
+        The scorer reads the encoders' outputs but does not train them (they are
+        detached): its loss would otherwise pull the ordering representations towards
+        detection."""
+        words = None if words is None else words.detach()
+        tokens, lengths, mask = batch["tokens"], batch["token_lengths"], batch["sentence_mask"]
+        return self.end.scorer(tokens, lengths, mask, contexts.detach(), words)
 
     def teacher_orders(self, batch: dict, orders: Tensor) -> Tensor:
         """Checked orders to teacher-force: (B, N) permutations of the presented sentences,

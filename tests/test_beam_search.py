@@ -95,7 +95,7 @@ SIZES = [4, 1, 5, 2, 3, 5]
 
 def test_beam_one_equals_greedy():
     model, batch = tiny_model(seed=1), random_batch(11, SIZES)
-    sentences, encoding = model.encode(batch)
+    sentences, encoding, _ = model.encode(batch)
     mask = batch["sentence_mask"]
     memory, state = model.decoder.start(sentences, encoding, mask)
     greedy, greedy_scores = greedy_search(model.decoder, memory, state, mask)
@@ -135,7 +135,7 @@ def test_every_preset_beam_one_is_greedy_and_wide_beam_is_exact(preset):
     """Beam 1 == greedy; beam >= n! (120 for n <= 5) == the brute-force argmax of log_prob."""
     model, batch = tiny_preset(preset, seed=5), random_batch(50, SIZES)
     greedy, greedy_scores = model.search(batch, beam_size=1)
-    sentences, encoding = model.encode(batch)
+    sentences, encoding, _ = model.encode(batch)
     mask = batch["sentence_mask"]
     memory, state = model.decoder.start(sentences, encoding, mask)
     with torch.no_grad():

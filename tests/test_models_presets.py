@@ -113,7 +113,7 @@ def test_paragraph_encoding_is_permutation_equivariant(preset):
     encodings = []
     for batch, perms in two_presentations(7, [5, 3]):
         with torch.no_grad():
-            _, encoding = model.encode(batch)
+            _, encoding, _ = model.encode(batch)
         by_sentence = [  # contexts in gold sentence order
             encoding.contexts[b, [perm.index(i) for i in range(len(perm))]]
             for b, perm in enumerate(perms)

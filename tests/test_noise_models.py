@@ -250,7 +250,7 @@ def test_a_sure_distractor_scorer_makes_every_search_drop_exactly_the_distractor
     num = batch["sentence_mask"].shape[1]
     is_noise = torch.tensor([ids + [0] * (num - len(ids)) for ids in batch["sentence_ids"]]) < 0
     monkeypatch.setattr(
-        model, "distractor_logits", lambda batch, contexts: is_noise.float() * 60.0 - 30.0
+        model, "distractor_logits", lambda batch, contexts, words: is_noise.float() * 60.0 - 30.0
     )
     with torch.no_grad():
         model.end.count_bias.zero_()
