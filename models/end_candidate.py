@@ -25,18 +25,22 @@ sentence left" (`noise=1`) or "none or one left" (`noise=0/1`) is visible to the
 The count is part of the input (how many sentences were presented), never of the answer.
 
 And the decoding sees which sentences look like distractors: `models.distractor_scorer`
-gives each presented sentence a logit d_j (lexical cohesion with the others), trained on
+gives each presented sentence a logit d_j (its cohesion with the others), trained on
 its own (binary cross-entropy against the known distractors of training documents). The
 searches and `log_prob` combine the two as a product of experts (Hinton 2002):
 `DistractorAwareEnd` adds log sigmoid(-d_j) (j is genuine) to sentence j's score and, to
 END's, the sum over the unplaced sentences of log sigmoid(d_j) (all of them are
 distractors), so a sentence that looks foreign is placed last if at all, and END wins once
-only such sentences are left. Training keeps END's shift (its vector and count biases then
-learn how much to trust the scorer: with one sentence left, END is right exactly when that
-sentence is a distractor) but not the sentences' (`shift_sentences=False`), and the
-scorer learns from its own loss only (d is detached there): trained with the sentence
-shifts, the LSTM+PtrNet on Brown `noise=1` did not learn to order in 5-10 epochs
-(validation tau about 0.03, against 0.15-0.25 without them; docs/metrics.md).
+only such sentences are left. Training leaves the sentences' shifts out
+(`shift_sentences=False`: with them, the LSTM+PtrNet on Brown `noise=1` did not learn to
+order in 5-10 epochs, validation tau about 0.03 against 0.15-0.25 without; docs/metrics.md)
+and moves them onto END instead, which then gets the sum of the unplaced d_j (log sigmoid(d)
+- log sigmoid(-d) = d, detached). So with one sentence left, where END is right exactly
+when that sentence is a distractor, END's odds against it are the same in training and in
+the searches, and END's vector and count biases learn how far to trust the scorer on the
+very decision they take at decoding (with END shifted by log sigmoid(d) only in training,
+the searches favoured END by a further softplus(d) and dropped a sentence in a third of
+the clean `noise=0/1` paragraphs). The scorer learns from its own loss only.
 """
 
 import torch
@@ -85,14 +89,13 @@ class DistractorAwareEnd:
     """`decoder` with the noise-setting shifts of its scores (module docstring): END's
     (the last candidate) by `count_biases` of the number of presented sentences not yet
     placed plus the sum of their log sigmoid(d_j) and, when `shift_sentences`, each
-    sentence's by log sigmoid(-d_j); without it (training), d is detached.
+    sentence's by log sigmoid(-d_j); without it (training), END's by the sum of their
+    d_j (detached) instead.
 
     Its memory is the decoder's followed by the distractor logits d (B, N + 1) (END's
     column unused); every decoder's `reindex` selects rows of each tensor alike."""
 
-    def __init__(
-        self, decoder: PointerDecoder, count_biases: Tensor, shift_sentences: bool = True
-    ):
+    def __init__(self, decoder: PointerDecoder, count_biases: Tensor, shift_sentences: bool = True):
         self.decoder, self.count_biases = decoder, count_biases  # (MAX_COUNT + 1,)
         self.shift_sentences = shift_sentences
 
@@ -120,13 +123,17 @@ class DistractorAwareEnd:
         unplaced = allowed[..., :-1]  # (..., N)
         count = unplaced.sum(dim=-1).clamp(max=MAX_COUNT)  # (...,)
         logits = distractor[..., :-1].to(scores.dtype)  # (..., N)
-        if not self.shift_sentences:
-            logits = logits.detach()
-        all_foreign = (F.logsigmoid(logits) * unplaced).sum(dim=-1)  # (...,)
-        end = scores[..., -1] + self.count_biases[count].to(scores.dtype) + all_foreign
+        foreign, genuine = F.logsigmoid(logits), F.logsigmoid(-logits)  # (..., N) each
         sentences = scores[..., :-1]  # (..., N)
         if self.shift_sentences:
-            sentences = sentences + F.logsigmoid(-logits)  # genuine
+            sentences = sentences + genuine
+        else:  # the sentences' shifts move onto END: log sigmoid(d) - log sigmoid(-d) = d
+            foreign = (foreign - genuine).detach()
+        end = (
+            scores[..., -1]
+            + self.count_biases[count].to(scores.dtype)
+            + (foreign * unplaced).sum(dim=-1)
+        )  # (...,)
         shifted = torch.cat([sentences, end.unsqueeze(-1)], dim=-1)
         return torch.where(allowed, shifted, scores)
 

@@ -108,20 +108,25 @@ class OrderingModel(nn.Module):
         mask = candidates = batch["sentence_mask"]  # (B, N)
         if self.end is None:
             return *self.decoder.start(sentences, encoding, mask), candidates
-        distractor = self.distractor_logits(batch, encoding.contexts, words)  # (B, N)
+        distractor = self.distractor_logits(batch, sentences, encoding.contexts, words)
         sentences, encoding, mask, candidates = self.end.append(sentences, encoding, mask)
         memory, state = self.decoder.start(sentences, encoding, mask)
         return (*memory, F.pad(distractor, (0, 1))), state, candidates
 
-    def distractor_logits(self, batch: dict, contexts: Tensor, words: Tensor | None) -> Tensor:
-        """contexts (B, N, h), word vectors (B, N, T, e) or None -> how likely each
-        presented sentence is a distractor, as logits (B, N) (`models.distractor_scorer`).
+    def distractor_logits(
+        self, batch: dict, sentences: Tensor, contexts: Tensor, words: Tensor | None
+    ) -> Tensor:
+        """sentence vectors (B, N, d), contexts (B, N, h), word vectors (B, N, T, e) or None
+        -> how likely each presented sentence is a distractor, as logits (B, N)
+        (`models.distractor_scorer`).
         The scorer reads the encoders' outputs but does not train them (they are
         detached): its loss would otherwise pull the ordering representations towards
         detection."""
         words = None if words is None else words.detach()
         tokens, lengths, mask = batch["tokens"], batch["token_lengths"], batch["sentence_mask"]
-        return self.end.scorer(tokens, lengths, mask, contexts.detach(), words)
+        return self.end.scorer(
+            tokens, lengths, mask, contexts.detach(), words, sentences.detach()
+        )
 
     def teacher_orders(self, batch: dict, orders: Tensor) -> Tensor:
         """Checked orders to teacher-force: (B, N) permutations of the presented sentences,

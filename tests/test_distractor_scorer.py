@@ -6,10 +6,16 @@ from __future__ import annotations
 
 import random
 
+import pytest
 import torch
 import torch.nn.functional as F
 
-from models.distractor_scorer import DistractorScorer, shared_words
+from models.distractor_scorer import (
+    DistractorScorer,
+    document_relative,
+    shared_words,
+    topic_similarities,
+)
 from models.end_candidate import distractor_targets
 
 
@@ -41,10 +47,7 @@ def test_shared_words_match_a_brute_force_set_computation():
     rng = random.Random(0)
     for _ in range(200):
         documents = [
-            [
-                [rng.randrange(8) for _ in range(rng.randint(1, 6))]
-                for _ in range(rng.randint(1, 5))
-            ]
+            [[rng.randrange(8) for _ in range(rng.randint(1, 6))] for _ in range(rng.randint(1, 5))]
             for _ in range(3)
         ]
         tokens, lengths = padded_tokens(documents)
@@ -68,21 +71,57 @@ def test_shared_words_hand_worked():
     ]
 
 
-def test_logits_of_a_document_do_not_depend_on_padding():
+@pytest.mark.parametrize("word_dim", [4, None])
+def test_logits_of_a_document_do_not_depend_on_padding(word_dim):
+    """With word vectors, and without (topic vectors are then the sentence vectors)."""
     torch.manual_seed(0)
-    scorer = DistractorScorer(context_dim=6, word_dim=4).eval()
+    scorer = DistractorScorer(context_dim=6, word_dim=word_dim).eval()
     nn_init_random(scorer)
     short = [[2, 3, 4], [3, 5], [6, 2, 7, 8]]
     long = [[2, 9, 10, 11, 12, 13, 14], [9, 3], [4, 4], [15, 2], [16, 3, 17]]
     embedding = torch.nn.Embedding(20, 4)
-    contexts = torch.randn(1, 5, 6)
-    tokens, lengths = padded_tokens([short])
-    alone = scorer(tokens, lengths, lengths > 0, contexts[:, :3], embedding(tokens))
-    tokens, lengths = padded_tokens([short, long])
-    both_contexts = torch.cat([F.pad(contexts[:, :3], (0, 0, 0, 2)), torch.randn(1, 5, 6)])
-    batched = scorer(tokens, lengths, lengths > 0, both_contexts, embedding(tokens))
+    contexts, sentences = torch.randn(1, 5, 6), torch.randn(1, 5, 3)
+
+    def logits(documents, contexts, sentences):
+        tokens, lengths = padded_tokens(documents)
+        words = embedding(tokens) if word_dim else None
+        return scorer(tokens, lengths, lengths > 0, contexts, words, sentences)
+
+    alone = logits([short], contexts[:, :3], sentences[:, :3])
+    padded = [F.pad(x[:, :3], (0, 0, 0, 2)) for x in (contexts, sentences)]
+    batched = logits(
+        [short, long],
+        torch.cat([padded[0], torch.randn(1, 5, 6)]),
+        torch.cat([padded[1], torch.randn(1, 5, 3)]),
+    )
     torch.testing.assert_close(batched[0, :3], alone[0])
     assert batched[0, 3:].eq(0).all()  # padding sentences
+
+
+def test_topic_similarities_hand_worked():
+    """Sentences (1, 0), (0, 1), (1, 1) and a padding row: the rest of the first is
+    (0.5, 1), cosine 0.5 / sqrt(1.25); its closest other is (1, 1), cosine 1 / sqrt(2)."""
+    topics = torch.tensor([[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [9.0, -9.0]]])
+    mask = torch.tensor([[True, True, True, False]])
+    to_rest, closest = topic_similarities(topics, mask)
+    root2, root5 = 2**0.5, 5**0.5
+    expected_rest = [1 / root5, 1 / root5, 1.0, 0.0]  # third: rest (0.5, 0.5)
+    torch.testing.assert_close(to_rest, torch.tensor([expected_rest]))
+    torch.testing.assert_close(closest, torch.tensor([[1 / root2, 1 / root2, 1 / root2, 0.0]]))
+    alone = topic_similarities(topics[:, :1], mask[:, :1])
+    assert [x.tolist() for x in alone] == [[[0.0]], [[0.0]]]  # no other sentence
+
+
+def test_document_relative_centres_and_scales_over_the_real_sentences():
+    values = torch.tensor([[[1.0], [2.0], [6.0], [100.0]], [[5.0], [5.0], [0.0], [0.0]]])
+    mask = torch.tensor([[True, True, True, False], [True, True, False, False]])
+    centred, z_scores = document_relative(values, mask)
+    torch.testing.assert_close(
+        centred.squeeze(-1), torch.tensor([[-2.0, -1.0, 3.0, 0], [0, 0, 0, 0]])
+    )
+    spread = (14 / 3) ** 0.5  # population standard deviation of 1, 2, 6
+    torch.testing.assert_close(z_scores[0, :3, 0], torch.tensor([-2.0, -1.0, 3.0]) / spread)
+    assert z_scores[1].eq(0).all()  # no spread: no outlier
 
 
 def nn_init_random(module: torch.nn.Module) -> None:
@@ -131,7 +170,8 @@ def test_scorer_learns_to_single_out_the_sentence_of_another_topic():
         contexts = torch.zeros(*mask.shape, 4)
         with torch.no_grad():
             words = embedding(tokens)
-        return scorer(tokens, lengths, mask, contexts, words), targets, mask
+        sentences = torch.zeros(*mask.shape, 3)  # unused: the scorer has word vectors
+        return scorer(tokens, lengths, mask, contexts, words, sentences), targets, mask
 
     for _ in range(150):
         logits, targets, mask = batch(32)

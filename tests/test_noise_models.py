@@ -166,7 +166,7 @@ def test_end_stops_at_once_or_never_as_its_score_says(beam_size):
     """END is a candidate from the first step on: a strongly preferred END keeps nothing,
     a strongly avoided one keeps every presented sentence."""
     batch = noisy_batch(5)
-    for bias, expected in ((50.0, torch.zeros_like(batch["n_sentences"])), (-50.0, None)):
+    for bias, expected in ((1e3, torch.zeros_like(batch["n_sentences"])), (-1e3, None)):
         model = end_model("lstm_ptrnet")
         model.decoder.pointer = EndBias(model.decoder.pointer, bias)
         kept = (model.decode(batch, beam_size=beam_size) >= 0).sum(dim=1)
@@ -238,6 +238,36 @@ def test_end_sees_how_many_presented_sentences_are_unplaced(beam_size):
     assert torch.equal(kept, batch["n_sentences"] - 1)
 
 
+@pytest.mark.parametrize("preset", ["lstm_ptrnet", "han"])
+def test_end_odds_against_the_last_sentence_are_the_same_in_training_and_search(preset):
+    """Searches add log sigmoid(-d_j) to sentence j and the sum over the unplaced U of
+    log sigmoid(d_i) to END; training adds the sum of d_i to END only. So END's score
+    minus sentence j's differs between the two by minus the sum over U without j of
+    log sigmoid(-d_i): not at all when j is the last sentence left."""
+    model, batch = end_model(preset, seed=3), noisy_batch(3)
+    num = batch["sentence_mask"].shape[1]
+    orders = complete_orders(batch["gold_order"], batch["n_sentences"], num)  # (B, N + 1)
+    with torch.no_grad():
+        searched = model.pointer_logits(batch, orders)[0]  # (B, N + 1, N + 1)
+        trained, distractor = model.pointer_logits(batch, orders, shift_sentences=False)
+    checked = 0
+    for b, n in enumerate(batch["n_sentences"].tolist()):
+        unplaced = list(range(n))
+        for k in range(n):
+            for j in unplaced:
+                others = [i for i in unplaced if i != j]
+                expected = -F.logsigmoid(-distractor[b, others]).sum()
+                difference = (trained[b, k, num] - trained[b, k, j]) - (
+                    searched[b, k, num] - searched[b, k, j]
+                )
+                torch.testing.assert_close(difference, expected, atol=1e-4, rtol=1e-4)
+                checked += len(unplaced) == 1
+            if orders[b, k] == num:
+                break
+            unplaced.remove(int(orders[b, k]))
+    assert checked == len(batch["n_sentences"])  # each document reaches one left
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 @pytest.mark.parametrize("beam_size", [1, 3])
 def test_a_sure_distractor_scorer_makes_every_search_drop_exactly_the_distractors(
@@ -250,7 +280,9 @@ def test_a_sure_distractor_scorer_makes_every_search_drop_exactly_the_distractor
     num = batch["sentence_mask"].shape[1]
     is_noise = torch.tensor([ids + [0] * (num - len(ids)) for ids in batch["sentence_ids"]]) < 0
     monkeypatch.setattr(
-        model, "distractor_logits", lambda batch, contexts, words: is_noise.float() * 60.0 - 30.0
+        model,
+        "distractor_logits",
+        lambda batch, sentences, contexts, words: is_noise.float() * 60.0 - 30.0,
     )
     with torch.no_grad():
         model.end.count_bias.zero_()
