@@ -52,7 +52,8 @@ from models.masked_ops import length_mask, masked_mean
 FIRST_WORD_ID = UNK_ID + 1  # <pad> and <unk> never match; then by descending frequency
 N_COHESION = 4  # weighted and plain word overlap, topic similarity to the rest and to the closest
 N_FEATURES = 3 * N_COHESION + 2  # each raw, minus the document mean, z-scored; length, size
-PRIOR_LOGIT = -2.0  # initial d_i: a distractor probability of about 0.12 (1 in 7 to 8)
+PRIOR_LOGIT = -2.0  # initial d_i; with d_none = 0, about 1 in 8 per sentence
+NONE_LOGIT = 0.0  # initial d_none: about even odds of no distractor in a paragraph of 7
 MIN_SPREAD = 1e-3  # z-scores divide by the document's standard deviation, at least this
 
 
@@ -74,6 +75,7 @@ class DistractorScorer(nn.Module):
         self.context = nn.Linear(context_dim, 1, bias=False)
         nn.init.zeros_(self.context.weight)
         nn.init.constant_(self.features[-1].bias, PRIOR_LOGIT)
+        self.none = nn.Parameter(torch.tensor(NONE_LOGIT))
 
     def forward(
         self,
@@ -84,7 +86,8 @@ class DistractorScorer(nn.Module):
         words: Tensor | None,  # (B, N, T, e) word vectors, or None
         sentences: Tensor,  # (B, N, d) sentence vectors (topic vectors without words)
     ) -> Tensor:
-        """-> distractor logits (B, N), zeros at padding sentences."""
+        """-> logits (B, N + 1) of which presented sentence is the distractor (zeros at
+        padding sentences), and last, of none being one."""
         tokens = tokens[:, :, : max(int(lengths.max()), 1)]  # (B, N, T')
         weights = length_mask(lengths, tokens.shape[-1]).to(contexts.dtype)  # (B, N, T')
         present = shared_words(tokens, weights > 0).to(weights.dtype)  # (B, N, T')
@@ -111,7 +114,17 @@ class DistractorScorer(nn.Module):
         shape = torch.stack([torch.log1p(lengths.to(cohesion.dtype)), torch.log(size)], -1)
         features = torch.cat([cohesion, centred, z_scores, shape], dim=-1)  # (B, N, 14)
         logits = self.features(features).squeeze(-1) + self.context(contexts).squeeze(-1)
-        return logits.masked_fill(~mask, 0.0)  # (B, N)
+        none = self.none.to(logits.dtype).expand(len(logits), 1)  # (B, 1)
+        return torch.cat([logits.masked_fill(~mask, 0.0), none], dim=1)  # (B, N + 1)
+
+
+def distractor_loss(logits: Tensor, classes: Tensor, mask: Tensor) -> Tensor:
+    """logits (B, N + 1) from `DistractorScorer`, the true class of each document (B,)
+    (the distractor's index, or N for none) and the real sentences (B, N) -> the
+    cross-entropy of each document (B,) over its real sentences and none."""
+    allowed = F.pad(mask, (0, 1), value=True)  # (B, N + 1)
+    logits = logits.float().masked_fill(~allowed, -math.inf)
+    return F.cross_entropy(logits, classes, reduction="none")
 
 
 def shared_words(tokens: Tensor, in_sentence: Tensor) -> Tensor:

@@ -14,21 +14,21 @@ sentences not placed before it are predicted noise. The model scores orders of k
 sentences (-1 padded), which END completes; without the option the model has no END.
 The scores also weigh how foreign each sentence looks (`models.distractor_scorer`): END's
 always, the sentences' in the searches and `log_prob` only; the loss adds the scorer's
-binary cross-entropy against the known distractors of a training document.
+cross-entropy against the known distractor (or none) of a training document.
 """
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
 
 from models.batch import check_batch
 from models.beam_search import beam_search
 from models.candidates import order_log_prob, validate_orders
+from models.distractor_scorer import distractor_loss
 from models.end_candidate import (
     DistractorAwareEnd,
     EndCandidate,
     complete_orders,
-    distractor_targets,
+    distractor_classes,
     strip_end,
 )
 from models.greedy_search import greedy_search
@@ -103,7 +103,7 @@ class OrderingModel(nn.Module):
     def start(self, batch: dict) -> tuple[Tensors, Tensors, Tensor]:
         """Encode and start the decoder -> (memory, state, candidates (B, C)): the
         presented sentences, C = N, and with END C = N + 1 (END last) and the memory
-        followed by the distractor logits (B, N + 1) (END's column 0)."""
+        followed by the distractor logits (B, N + 1) (END's column: none of them)."""
         sentences, encoding, words = self.encode(batch)
         mask = candidates = batch["sentence_mask"]  # (B, N)
         if self.end is None:
@@ -111,22 +111,20 @@ class OrderingModel(nn.Module):
         distractor = self.distractor_logits(batch, sentences, encoding.contexts, words)
         sentences, encoding, mask, candidates = self.end.append(sentences, encoding, mask)
         memory, state = self.decoder.start(sentences, encoding, mask)
-        return (*memory, F.pad(distractor, (0, 1))), state, candidates
+        return (*memory, distractor), state, candidates
 
     def distractor_logits(
         self, batch: dict, sentences: Tensor, contexts: Tensor, words: Tensor | None
     ) -> Tensor:
         """sentence vectors (B, N, d), contexts (B, N, h), word vectors (B, N, T, e) or None
-        -> how likely each presented sentence is a distractor, as logits (B, N)
+        -> which presented sentence is the distractor, or none (last), as logits (B, N + 1)
         (`models.distractor_scorer`).
         The scorer reads the encoders' outputs but does not train them (they are
         detached): its loss would otherwise pull the ordering representations towards
         detection."""
         words = None if words is None else words.detach()
         tokens, lengths, mask = batch["tokens"], batch["token_lengths"], batch["sentence_mask"]
-        return self.end.scorer(
-            tokens, lengths, mask, contexts.detach(), words, sentences.detach()
-        )
+        return self.end.scorer(tokens, lengths, mask, contexts.detach(), words, sentences.detach())
 
     def teacher_orders(self, batch: dict, orders: Tensor) -> Tensor:
         """Checked orders to teacher-force: (B, N) permutations of the presented sentences,
@@ -140,12 +138,12 @@ class OrderingModel(nn.Module):
         self, batch: dict, orders: Tensor, shift_sentences: bool = True
     ) -> tuple[Tensor, Tensor | None]:
         """Teacher-forced masked pointer scores (B, C, C) for orders from `teacher_orders`
-        (`shift_sentences` False: as trained), and with END the distractor logits (B, N)
+        (`shift_sentences` False: as trained), and with END the distractor logits (B, N + 1)
         (else None)."""
         memory, state, candidates = self.start(batch)
         decoder = self._decoder(shift_sentences)
         logits = decoder.teacher_forced(memory, state, orders, candidates)
-        return logits, (None if self.end is None else memory[-1][:, :-1])
+        return logits, (None if self.end is None else memory[-1])
 
     def forward(self, batch: dict) -> Tensor:
         """logits (B, C, C): [b, k, j] scores candidate j at step k after the gold prefix
@@ -162,17 +160,16 @@ class OrderingModel(nn.Module):
 
     def loss(self, batch: dict) -> Tensor:
         """Mean over documents of the summed NLL of the gold order; with END the NLL
-        without the sentences' distractor shifts plus the summed binary cross-entropy of
-        the distractor logits against the sentences the gold order leaves out."""
+        without the sentences' distractor shifts plus the cross-entropy of the distractor
+        logits against the sentence the gold order leaves out (or none)."""
         orders = self.teacher_orders(batch, batch["gold_order"])
         logits, distractor = self.pointer_logits(batch, orders, shift_sentences=False)
         nll = -order_log_prob(logits, orders)  # (B,)
         if distractor is None:
             return nll.mean()
         mask = batch["sentence_mask"]  # (B, N)
-        targets = distractor_targets(batch["gold_order"], mask)
-        bce = F.binary_cross_entropy_with_logits(distractor.float(), targets, reduction="none")
-        return (nll + (bce * mask).sum(dim=1)).mean()
+        classes = distractor_classes(batch["gold_order"], mask)  # (B,)
+        return (nll + distractor_loss(distractor, classes, mask)).mean()
 
     @torch.no_grad()
     def search(self, batch: dict, beam_size: int = 1) -> tuple[Tensor, Tensor]:

@@ -4,6 +4,7 @@ out a sentence of another topic when function words are shared by all."""
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -12,11 +13,12 @@ import torch.nn.functional as F
 
 from models.distractor_scorer import (
     DistractorScorer,
+    distractor_loss,
     document_relative,
     shared_words,
     topic_similarities,
 )
-from models.end_candidate import distractor_targets
+from models.end_candidate import distractor_classes
 
 
 def brute_force_shared(document: list[list[int]]) -> list[list[bool]]:
@@ -94,8 +96,9 @@ def test_logits_of_a_document_do_not_depend_on_padding(word_dim):
         torch.cat([padded[0], torch.randn(1, 5, 6)]),
         torch.cat([padded[1], torch.randn(1, 5, 3)]),
     )
-    torch.testing.assert_close(batched[0, :3], alone[0])
-    assert batched[0, 3:].eq(0).all()  # padding sentences
+    torch.testing.assert_close(batched[0, :3], alone[0, :3])
+    torch.testing.assert_close(batched[:, -1], alone[0, -1].expand(2))  # none
+    assert batched[0, 3:5].eq(0).all()  # padding sentences
 
 
 def test_topic_similarities_hand_worked():
@@ -131,16 +134,29 @@ def nn_init_random(module: torch.nn.Module) -> None:
             parameter.normal_()
 
 
-def test_targets_are_the_presented_sentences_missing_from_the_gold_order():
-    gold = torch.tensor([[2, 0, -1, -1], [1, 0, 2, -1]])
-    mask = torch.tensor([[True, True, True, False], [True, True, True, False]])
-    assert distractor_targets(gold, mask).tolist() == [[0, 1, 0, 0], [0, 0, 0, 0]]
+def test_classes_are_the_presented_sentence_missing_from_the_gold_order_or_none():
+    gold = torch.tensor([[2, 0, -1, -1], [1, 0, 2, -1], [0, -1, -1, -1]])
+    mask = torch.tensor(
+        [[True, True, True, False], [True, True, True, False]] + [[True] * 2 + [False] * 2]
+    )
+    assert distractor_classes(gold, mask).tolist() == [1, 4, 1]  # 4: none
+    with pytest.raises(ValueError, match="document 0 of the batch has 2 distractors"):
+        distractor_classes(torch.tensor([[2, -1, -1, -1]]), torch.tensor([[True] * 3 + [False]]))
 
 
-def topic_document(rng: random.Random, n: int) -> tuple[list[list[int]], int]:
-    """n sentences on one topic and one on another, at a random slot: each sentence has
-    three function words (ids 2-7, shared by every topic) and two words of its topic
-    (ten topics of three words each, ids 8-37). -> sentences, the distractor's slot."""
+def test_loss_is_the_cross_entropy_over_real_sentences_and_none():
+    logits = torch.tensor([[1.0, 2.0, 99.0, 0.5], [0.0, 0.0, 0.0, 0.0]])  # (B, N + 1)
+    mask = torch.tensor([[True, True, False], [True, True, True]])
+    loss = distractor_loss(logits, torch.tensor([1, 3]), mask)
+    first = math.log(math.exp(1.0) + math.exp(2.0) + math.exp(0.5)) - 2.0  # padding left out
+    torch.testing.assert_close(loss, torch.tensor([first, math.log(4.0)]))
+
+
+def topic_document(rng: random.Random, n: int, noisy: bool) -> tuple[list[list[int]], int]:
+    """n + 1 sentences, all on one topic or (`noisy`) one of them, at a random slot, on
+    another: each sentence has three function words (ids 2-7, shared by every topic) and
+    two words of its topic (ten topics of three words each, ids 8-37). -> sentences and
+    the true class: the distractor's slot, or n + 1 (none)."""
     topic, other = rng.sample(range(10), 2)
 
     def sentence(t: int) -> list[int]:
@@ -151,35 +167,41 @@ def topic_document(rng: random.Random, n: int) -> tuple[list[list[int]], int]:
 
     document = [sentence(topic) for _ in range(n)]
     slot = rng.randrange(n + 1)
-    document.insert(slot, sentence(other))
-    return document, slot
+    document.insert(slot, sentence(other if noisy else topic))
+    return document, (slot if noisy else n + 1)
 
 
-def test_scorer_learns_to_single_out_the_sentence_of_another_topic():
+def test_scorer_learns_which_sentence_is_of_another_topic_or_that_none_is():
+    """As under noise=0/1: half the documents have a sentence of another topic."""
     rng, _ = random.Random(1), torch.manual_seed(1)
     scorer = DistractorScorer(context_dim=4, word_dim=8)
     embedding = torch.nn.Embedding(38, 8)  # fixed random word vectors
-    optimizer = torch.optim.Adam(scorer.parameters(), lr=0.03)
 
     def batch(size: int):
-        pairs = [topic_document(rng, rng.randint(3, 6)) for _ in range(size)]
-        documents, slots = zip(*pairs, strict=True)
+        pairs = [topic_document(rng, rng.randint(3, 6), rng.random() < 0.5) for _ in range(size)]
+        documents, classes = zip(*pairs, strict=True)
         tokens, lengths = padded_tokens(list(documents))
         mask = lengths > 0
-        targets = F.one_hot(torch.tensor(slots), tokens.shape[1]).float()
+        classes = torch.tensor(classes)
+        classes = torch.where(classes == mask.sum(dim=1), mask.shape[1], classes)  # none: N
         contexts = torch.zeros(*mask.shape, 4)
         with torch.no_grad():
             words = embedding(tokens)
         sentences = torch.zeros(*mask.shape, 3)  # unused: the scorer has word vectors
-        return scorer(tokens, lengths, mask, contexts, words, sentences), targets, mask
+        return scorer(tokens, lengths, mask, contexts, words, sentences), classes, mask
 
-    for _ in range(150):
-        logits, targets, mask = batch(32)
-        bce = F.binary_cross_entropy_with_logits(logits, targets, reduction="none")
+    def accuracy(logits, classes, mask):
+        allowed = F.pad(mask, (0, 1), value=True)
+        return (logits.masked_fill(~allowed, -1e9).argmax(dim=1) == classes).float().mean()
+
+    optimizer = torch.optim.Adam(scorer.parameters(), lr=0.03)
+    with torch.no_grad():
+        untrained = accuracy(*batch(200))
+    for _ in range(200):
+        logits, classes, mask = batch(32)
         optimizer.zero_grad()
-        (bce * mask).sum(dim=1).mean().backward()
+        distractor_loss(logits, classes, mask).mean().backward()
         optimizer.step()
     with torch.no_grad():
-        logits, targets, mask = batch(200)
-    picked = logits.masked_fill(~mask, -1e9).argmax(dim=1)
-    assert (picked == targets.argmax(dim=1)).float().mean() > 0.9
+        trained = accuracy(*batch(200))
+    assert untrained < 0.7 < 0.9 < trained

@@ -6,6 +6,7 @@ beams, a proper distribution over every output, and no change without the option
 from __future__ import annotations
 
 import importlib.util
+import math
 from itertools import permutations
 
 import pytest
@@ -14,7 +15,7 @@ import torch.nn.functional as F
 
 from models import presets
 from models.beam_search import beam_search
-from models.end_candidate import complete_orders
+from models.end_candidate import complete_orders, unplaced_posteriors
 from models.greedy_search import greedy_search
 from tests.model_batches import PRESETS, random_batch, repeat_document, tiny_preset
 
@@ -83,7 +84,7 @@ def test_every_preset_decodes_valid_predictions_scored_by_log_prob(preset, beam_
 def test_log_prob_of_gold_then_end_is_minus_the_teacher_forced_nll(preset):
     """log_prob (the searches' distribution: pointer and distractor scorer) is minus the
     cross-entropy of `model(batch)`; the loss is the NLL without the sentences' distractor
-    shifts (END keeps its) plus the scorer's binary cross-entropy against the distractors' ids."""
+    shifts (END keeps its) plus the scorer's cross-entropy against the distractor's id (or none)."""
     model, batch = end_model(preset, seed=2), noisy_batch(2)
     gold = batch["gold_order"]
     num = gold.shape[1]
@@ -99,12 +100,13 @@ def test_log_prob_of_gold_then_end_is_minus_the_teacher_forced_nll(preset):
     assert target[torch.arange(len(gold)), n_gold].eq(num).all()  # END right after gold
     torch.testing.assert_close(explicit, log_prob)
     torch.testing.assert_close(-nll.sum(dim=1), log_prob, atol=1e-5, rtol=1e-5)
-    distractor = model.start(batch)[0][-1][:, :-1]  # (B, N) the scorer's logits
-    is_noise = torch.tensor(
-        [[float(i < 0) for i in ids + [0] * (num - len(ids))] for ids in batch["sentence_ids"]]
-    )  # (B, N) from the ids
-    bce = F.binary_cross_entropy_with_logits(distractor, is_noise, reduction="none")
-    detection = (bce * batch["sentence_mask"]).sum(dim=1)  # (B,)
+    distractor = model.start(batch)[0][-1]  # (B, N + 1) the scorer's logits, none last
+    detection = []  # (B,) minus log softmax of the true class over real sentences and none
+    for row, ids in zip(distractor.tolist(), batch["sentence_ids"], strict=True):
+        allowed = row[: len(ids)] + row[-1:]  # real sentences, then none
+        true = ids.index(-1) if -1 in ids else len(ids)
+        detection.append(math.log(sum(math.exp(x) for x in allowed)) - allowed[true])
+    detection = torch.tensor(detection)
     pointer = model.pointer_logits(batch, target, shift_sentences=False)[0]  # as trained
     pointer_nll = F.cross_entropy(
         pointer.transpose(1, 2), target, ignore_index=-1, reduction="none"
@@ -240,10 +242,10 @@ def test_end_sees_how_many_presented_sentences_are_unplaced(beam_size):
 
 @pytest.mark.parametrize("preset", ["lstm_ptrnet", "han"])
 def test_end_odds_against_the_last_sentence_are_the_same_in_training_and_search(preset):
-    """Searches add log sigmoid(-d_j) to sentence j and the sum over the unplaced U of
-    log sigmoid(d_i) to END; training adds the sum of d_i to END only. So END's score
-    minus sentence j's differs between the two by minus the sum over U without j of
-    log sigmoid(-d_i): not at all when j is the last sentence left."""
+    """With r the scorer's softmax over the unplaced sentences U and none: searches add
+    log(1 - r_j) to sentence j and the sum over U of log r_i to END; training adds to END
+    that sum minus, with one sentence left, its log(1 - r_j). So END's score minus sentence
+    j's differs between the two by log(1 - r_j) with two or more left, by nothing with one."""
     model, batch = end_model(preset, seed=3), noisy_batch(3)
     num = batch["sentence_mask"].shape[1]
     orders = complete_orders(batch["gold_order"], batch["n_sentences"], num)  # (B, N + 1)
@@ -254,13 +256,14 @@ def test_end_odds_against_the_last_sentence_are_the_same_in_training_and_search(
     for b, n in enumerate(batch["n_sentences"].tolist()):
         unplaced = list(range(n))
         for k in range(n):
+            weights = {i: math.exp(distractor[b, i]) for i in unplaced}
+            pool = sum(weights.values()) + math.exp(distractor[b, -1])  # unplaced and none
             for j in unplaced:
-                others = [i for i in unplaced if i != j]
-                expected = -F.logsigmoid(-distractor[b, others]).sum()
+                expected = 0.0 if len(unplaced) == 1 else math.log(1 - weights[j] / pool)
                 difference = (trained[b, k, num] - trained[b, k, j]) - (
                     searched[b, k, num] - searched[b, k, j]
                 )
-                torch.testing.assert_close(difference, expected, atol=1e-4, rtol=1e-4)
+                torch.testing.assert_close(float(difference), expected, atol=1e-4, rtol=1e-4)
                 checked += len(unplaced) == 1
             if orders[b, k] == num:
                 break
@@ -268,22 +271,29 @@ def test_end_odds_against_the_last_sentence_are_the_same_in_training_and_search(
     assert checked == len(batch["n_sentences"])  # each document reaches one left
 
 
+def test_unplaced_posteriors_hand_worked():
+    """Logits log 1, log 2, log 3 (sentences) and log 4 (none), sentence 1 placed: r over
+    {0, 2, none} is 1/8, 3/8, 4/8."""
+    distractor = torch.log(torch.tensor([[1.0, 2.0, 3.0, 4.0]]))
+    foreign, genuine = unplaced_posteriors(distractor, torch.tensor([[True, False, True]]))
+    torch.testing.assert_close(foreign[0, [0, 2]].exp(), torch.tensor([1 / 8, 3 / 8]))
+    torch.testing.assert_close(genuine[0, [0, 2]].exp(), torch.tensor([7 / 8, 5 / 8]))
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 @pytest.mark.parametrize("beam_size", [1, 3])
 def test_a_sure_distractor_scorer_makes_every_search_drop_exactly_the_distractors(
     preset, beam_size, monkeypatch
 ):
-    """Distractor logits of +30 for the distractors and -30 for the gold sentences: END
+    """Distractor logits of +30 for the distractors, -30 for the gold sentences and 0 for
+    none (so log-odds e = +-30): END
     loses while a gold sentence is unplaced and wins once only distractors are left, so
     the kept sentences are exactly the gold ones (documents without a distractor keep all)."""
     model, batch = end_model(preset, seed=8), noisy_batch(8)
     num = batch["sentence_mask"].shape[1]
     is_noise = torch.tensor([ids + [0] * (num - len(ids)) for ids in batch["sentence_ids"]]) < 0
-    monkeypatch.setattr(
-        model,
-        "distractor_logits",
-        lambda batch, sentences, contexts, words: is_noise.float() * 60.0 - 30.0,
-    )
+    sure = torch.cat([is_noise.float() * 60.0 - 30.0, torch.zeros(len(is_noise), 1)], dim=1)
+    monkeypatch.setattr(model, "distractor_logits", lambda batch, *encoded: sure)
     with torch.no_grad():
         model.end.count_bias.zero_()
         orders = model.decode(batch, beam_size=beam_size)
