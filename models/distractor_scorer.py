@@ -31,13 +31,15 @@ and the topic vector of i = the salience-weighted mean of its word vectors:
   tells whether there is one);
 - log of the number of words and of the document's sentences;
 plus a linear read of the paragraph encoder's context of i. A small MLP maps these to a
-logit d_i: how likely sentence i is a distractor. Models without word vectors (a
-pretrained text encoder) weight words by rarity alone and take their sentence vectors as
-topic vectors.
+logit d_i, and a learned d_none stands for "no distractor": a softmax over the document's
+sentences and none says which one is its distractor (the noise settings give a document
+at most one; under `noise=0/1`, none is the answer for half of them). Models without word
+vectors (a pretrained text encoder) weight words by rarity alone and take their sentence
+vectors as topic vectors.
 
 The logits enter the decoder's scores (`models.end_candidate.DistractorAwareEnd`) and an
-auxiliary loss (`OrderingModel.loss`), since a training document's distractors are known
-(the presented sentences missing from its gold order).
+auxiliary loss (`distractor_loss` in `OrderingModel.loss`), since a training document's
+distractor is known (the presented sentence missing from its gold order, if any).
 """
 
 import math
@@ -61,7 +63,7 @@ class DistractorScorer(nn.Module):
     def __init__(
         self,
         context_dim: int,  # width of the paragraph encoder's contexts
-        word_dim: int | None,  # width of the word vectors; None: uniform word weights
+        word_dim: int | None,  # width of the word vectors; None: rarity weights only
         hidden_dim: int = 32,
     ):
         super().__init__()
