@@ -167,8 +167,9 @@ def distractor_classes(orders: Tensor, mask: Tensor) -> Tensor:
     the noise settings (DESIGN section 4) give each document at most one."""
     kept = F.one_hot(orders.clamp(min=0), mask.shape[1]) * (orders >= 0).unsqueeze(-1)
     missing = mask & (kept.sum(dim=1) == 0)  # (B, N)
-    if bool((missing.sum(dim=1) > 1).any()):
-        b = int((missing.sum(dim=1) > 1).nonzero()[0])
+    several = missing.sum(dim=1) > 1  # (B,)
+    if bool(several.any()):
+        b = int(several.nonzero()[0])
         raise ValueError(
             f"document {b} of the batch has {int(missing[b].sum())} distractors; the noise "
             "settings (dataset.noise 1 or 0/1) give each document at most one"
