@@ -119,3 +119,42 @@ def write_barzilay(root: Path, n_train: int, n_test: int) -> Path:
         for i in range(n):
             write_lines(root / folder / f"{folder}{i:03d}.txt", abstract(f"{folder}{i}", 2 + i % 6))
     return root
+
+
+def published_id(style: str, article: int, position: int) -> str:
+    """A line id as in the published Accidents (``ntsb``: ends in the gold position) or
+    Earthquakes (``apws``: one id per file, with a colon) files."""
+    if style == "ntsb":
+        return f"ntsb{2600 + article}txt-1-5-5-0-{position + 1}"
+    return f"apwsE9501{article:02d}.0{article:03d}-0:"
+
+
+def published_article(folder: str, i: int) -> list[str]:
+    return abstract(f"{folder}{i}", 2 + i % 6)
+
+
+def write_barzilay_published(
+    root: Path, sizes: dict[str, int], style: str = "ntsb", copies: int = 0, gold: bool = True
+) -> Path:
+    """The published archive layout: ``<folder>/<article>.perm-1`` (gold order, every line
+    ``<published id> <sentence>``) and, with ``copies``, ``.perm-2 .. .perm-(copies+1)``
+    beside it (sentences permuted by ``published_copy_order``); ``gold=False`` leaves out
+    the ``.perm-1`` files (the published Accidents test permutations)."""
+    for folder, n in sizes.items():
+        for i in range(n):
+            sentences = published_article(folder, i)
+            lines = [f"{published_id(style, i, k)} {s}" for k, s in enumerate(sentences)]
+            name = f"{style}{2600 + i}.txt-1-5-5-0-out"
+            if gold:
+                write_lines(root / folder / f"{name}.perm-1", lines)
+            for copy in range(2, copies + 2):
+                order = published_copy_order(len(lines), copy)
+                write_lines(root / folder / f"{name}.perm-{copy}", [lines[k] for k in order])
+    return root
+
+
+def published_copy_order(n: int, copy: int) -> list[int]:
+    """The gold positions, in file order, of permuted copy ``copy`` of an ``n``-sentence
+    article: a rotation by ``copy``, reversed for odd copies."""
+    order = [(k + copy) % n for k in range(n)]
+    return order[::-1] if copy % 2 else order

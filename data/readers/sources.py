@@ -19,7 +19,9 @@ class DatasetSource:
     """Facts about one published dataset.
 
     ``layout`` is relative to ``dataset.path``; ``sizes`` are the split sizes (documents)
-    reported by the papers that define the benchmark version of the dataset.
+    reported by the papers that define the benchmark version of the dataset; a dataset
+    published without a validation split lists none, and its ``train`` then covers our
+    train + valid (the validation split is cut from the published training set).
     """
 
     name: str
@@ -43,6 +45,11 @@ _ON_REQUEST = "on request from the authors of Logeswaran et al. 2018 (no public 
 _BARZILAY = "Barzilay & Lapata 2008, Modeling Local Coherence: An Entity-Based Approach"
 _BARZILAY_PAGE = "Regina Barzilay's coherence data (MIT CSAIL), as used by Barzilay & Lapata 2008"
 _ONE_SENTENCE_PER_LINE = "one article per file, one sentence per line"
+_BARZILAY_LINES = (
+    "(each line '<published id> <sentence>', the id is stripped; in the published archive "
+    "layout, <article>.perm-1 with its permuted copies .perm-N beside it, only the .perm-1 "
+    "files are articles; other folder names: dataset.reader.train_folder / test_folder)"
+)
 
 SOURCES: dict[str, DatasetSource] = {
     source.name: source
@@ -128,7 +135,10 @@ SOURCES: dict[str, DatasetSource] = {
             name="accident",
             paper=_BARZILAY,
             published=_BARZILAY_PAGE,
-            layout=f"train/ and test/ folders of NTSB accident reports, {_ONE_SENTENCE_PER_LINE}",
+            layout=(
+                f"train/ and test/ folders of NTSB accident reports, {_ONE_SENTENCE_PER_LINE} "
+                f"{_BARZILAY_LINES}"
+            ),
             licence="NTSB reports (US government); research use",
             sizes={"train": 100, "test": 100},
         ),
@@ -136,9 +146,12 @@ SOURCES: dict[str, DatasetSource] = {
             name="earthquake",
             paper=_BARZILAY,
             published=_BARZILAY_PAGE,
-            layout=f"train/ and test/ folders of AP earthquake articles, {_ONE_SENTENCE_PER_LINE}",
+            layout=(
+                f"train/ and test/ folders of AP earthquake articles, {_ONE_SENTENCE_PER_LINE} "
+                f"{_BARZILAY_LINES}"
+            ),
             licence="Associated Press articles; research use only",
-            sizes={"train": 100, "test": 100},
+            sizes={"train": 100, "test": 99},  # Cui et al. 2018, Table 2; two are identical
         ),
         DatasetSource(
             name="hf",
