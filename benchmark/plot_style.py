@@ -16,19 +16,12 @@ from matplotlib.figure import Figure
 
 from benchmark.atomic_io import atomic_write
 from benchmark.metrics import LOWER_IS_BETTER
+from models.registry import presets
 
-_TAB10 = [to_hex(colour) for colour in colormaps["tab10"].colors]
-# One colour per preset, the same in every plot; presets not listed get a stable colour
-# from tab20 chosen by a hash of their name.
+# One colour per preset, the same in every plot: the registry's (`models.registry`);
+# presets without one get a stable colour from tab20 chosen by a hash of their name.
 PRESET_COLOURS: dict[str, str] = {
-    "random": "#9e9e9e",
-    "lstm_ptrnet": _TAB10[0],
-    "cnn_ptrnet": _TAB10[1],
-    "attordernet": _TAB10[2],
-    "attordernet_att": _TAB10[3],
-    "attordernet_cnn": _TAB10[4],
-    "han": _TAB10[5],
-    "minilm_ptrnet": _TAB10[6],
+    name: preset.colour for name, preset in presets().items() if preset.colour is not None
 }
 # Axis label (name and range or unit) of each metric; others are labelled by their key.
 METRIC_LABELS: dict[str, str] = {

@@ -11,6 +11,8 @@ The noise setting (`dataset.noise`, DESIGN section 4; `conf/config.yaml`):
 - `${noise_label:${dataset.name},${dataset.noise}}`: the dataset's name in run
   directories, run records and W&B (`brown`, `brown_noise1`, `brown_noise0-1`);
 - `${selection_metric:${dataset.noise}}`: the valid metric that selects the checkpoint.
+
+- `${cache_dir:minilm}`: a folder of the git-ignored data cache (`data/paths.py`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 from omegaconf import OmegaConf
 
 from data.noise import has_noise, noise_label
+from data.paths import CACHE_ROOT
 
 GPU_ACCELERATORS = ("gpu", "cuda")
 
@@ -44,6 +47,11 @@ def selection_metric(noise) -> str:
     return "val/pm_f" if has_noise(noise) else "val/tau"
 
 
+def cache_dir(name: str) -> str:
+    """The folder `name` of the data cache, as an absolute path."""
+    return str(CACHE_ROOT / name)
+
+
 def register_resolvers() -> None:
     """Make the resolvers known to OmegaConf (idempotent)."""
     for name, resolver in (
@@ -51,6 +59,7 @@ def register_resolvers() -> None:
         ("gpus_per_node", gpus_per_node),
         ("noise_label", noise_label),
         ("selection_metric", selection_metric),
+        ("cache_dir", cache_dir),
     ):
         if not OmegaConf.has_resolver(name):
             OmegaConf.register_new_resolver(name, resolver)

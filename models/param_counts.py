@@ -1,5 +1,5 @@
 """Parameter counts of every preset at its published settings (the preset functions'
-defaults), as a Markdown table for docs/models.md:
+defaults) of every registered preset (`models.registry`), as a Markdown table for docs/models.md:
 
     python -m models.param_counts --vocab-size 20275
 
@@ -11,18 +11,7 @@ import argparse
 
 from torch import nn
 
-from models import presets
-
-PRESETS = (
-    "lstm_ptrnet",
-    "cnn_ptrnet",
-    "attordernet",
-    "attordernet_att",
-    "attordernet_cnn",
-    "han",
-    "minilm_ptrnet",
-    "random",
-)
+from models.registry import presets
 
 
 def count(model: nn.Module) -> dict[str, int]:
@@ -46,8 +35,8 @@ def table(vocab_size: int) -> str:
         "| preset | trainable total | word embedding | encoders + decoder | frozen |",
         "|---|---:|---:|---:|---:|",
     ]
-    for name in PRESETS:
-        counts = count(getattr(presets, name)(vocab_size=vocab_size))
+    for name, preset in presets().items():
+        counts = count(preset.build(vocab_size=vocab_size))
         trainable = counts["embedding"] + counts["network"]
         cells = [trainable, counts["embedding"], counts["network"], counts["frozen"]]
         lines.append(f"| `{name}` | " + " | ".join(f"{c:,}" for c in cells) + " |")

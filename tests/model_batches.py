@@ -6,7 +6,7 @@ from itertools import permutations
 
 import torch
 
-from models import presets
+from models.registry import presets
 
 
 def make_batch(docs, perms=None, doc_ids=None, words=None):
@@ -86,27 +86,17 @@ def sub_batch(batch, index):
     }
 
 
-# Small settings of every trainable preset (vocabulary of 30 word ids).
-TINY_SETTINGS = {
-    "lstm_ptrnet": dict(embedding_dim=8, sentence_hidden_dim=12, hidden_dim=10, attention_dim=7),
-    "cnn_ptrnet": dict(embedding_dim=8, num_filters=12, hidden_dim=10, attention_dim=7),
-    "attordernet": dict(embedding_dim=8, sentence_hidden_dim=6, hidden_dim=16, ff_dim=24),
-    "attordernet_att": dict(
-        embedding_dim=10, sentence_layers=2, sentence_ff_dim=16, hidden_dim=16, ff_dim=24
-    ),
-    "attordernet_cnn": dict(embedding_dim=8, num_filters=12, hidden_dim=16, ff_dim=24),
-    "han": dict(embedding_dim=8, hidden_dim=16, num_blocks=2, word_lstm_layers=1),
-    "minilm_ptrnet": dict(hidden_dim=16, paragraph_layers=1, ff_dim=24),
-}
+# Small settings of every trainable preset (vocabulary of 30 word ids), from the registry.
+TINY_SETTINGS = {name: p.tiny for name, p in presets().items() if p.trainable}
 PRESETS = tuple(TINY_SETTINGS)
 # presets whose paragraph encoder is order-free (self-attention without positions)
-SET_ENCODERS = ("attordernet", "attordernet_att", "attordernet_cnn", "han", "minilm_ptrnet")
+SET_ENCODERS = tuple(name for name in PRESETS if presets()[name].order_free)
 
 
 def tiny_preset(name, seed=0, **overrides):
     """A small instance of preset `name` in eval mode; learned start vectors are non-zero."""
     torch.manual_seed(seed)
-    model = getattr(presets, name)(vocab_size=30, **(TINY_SETTINGS[name] | overrides))
+    model = presets()[name].build(vocab_size=30, **(TINY_SETTINGS[name] | overrides))
     start = getattr(model.decoder, "start_input", None)
     if isinstance(start, torch.nn.Parameter):
         with torch.no_grad():

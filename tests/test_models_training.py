@@ -16,23 +16,15 @@ import pytest
 import torch
 
 from data.readers.synthetic import FILLER_WORDS, RANK_WORDS
-from models import presets
+from models.registry import presets
 from tests.model_batches import PRESETS, make_batch
 
 RANK_BASE, FILLER_BASE, VOCAB = 2, 10, 40  # rank tokens 2..9, fillers 10..39
 WORDS = ["<pad>", "<unk>", *RANK_WORDS[:8], *FILLER_WORDS[:30]]  # texts for MiniLM
 ROOT = Path(__file__).resolve().parent.parent
 
-# preset -> (settings, Adam learning rate) for the plain-torch toy task
-LEARNERS = {
-    "lstm_ptrnet": (dict(embedding_dim=16, hidden_dim=32), 1e-2),
-    "cnn_ptrnet": (dict(embedding_dim=16, hidden_dim=32), 1e-2),
-    "attordernet": (dict(embedding_dim=16, hidden_dim=32, ff_dim=64, dropout=0.0), 5e-3),
-    "attordernet_att": (dict(embedding_dim=20, hidden_dim=32, ff_dim=64, dropout=0.0), 5e-3),
-    "attordernet_cnn": (dict(embedding_dim=16, hidden_dim=32, ff_dim=64, dropout=0.0), 5e-3),
-    "han": (dict(embedding_dim=16, hidden_dim=32, word_lstm_layers=1, dropout=0.0), 5e-3),
-    "minilm_ptrnet": (dict(hidden_dim=32, ff_dim=64, dropout=0.0), 5e-3),
-}
+# preset -> (settings, Adam learning rate) for the plain-torch toy task, from the registry
+LEARNERS = {name: (p.toy, p.toy_lr) for name, p in presets().items() if p.toy is not None}
 FAST = ("lstm_ptrnet",)  # the others are marked slow
 
 
@@ -75,7 +67,7 @@ def test_preset_learns_rank_tokens(preset):
     settings, lr = LEARNERS[preset]
     torch.manual_seed(0)
     rng = random.Random(0)
-    model = getattr(presets, preset)(VOCAB, **settings)
+    model = presets()[preset].build(VOCAB, **settings)
     optimiser = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr)
     model.train()
     for _ in range(80):

@@ -1,0 +1,32 @@
+"""Named models: plain functions composing the building blocks with published settings,
+one file per family (gong: LSTM/CNN+PtrNet; attordernet; han; minilm; baseline: random).
+
+Every preset takes `vocab_size` and `pretrained_embeddings` ((V, d) tensor or None)
+plus keyword hyperparameters, and returns a module with the OrderingModel interface
+(forward / loss / log_prob / decode); each registers itself (`models.registry`). Hydra
+configs (`conf/model/*.yaml`) point at them with `_target_: models.presets.<name>`; the
+keyword defaults are the papers' settings where the papers give them (docs/models.md says
+each number's source), while the YAML files pick CPU-friendly sizes and
+`conf/experiment/*_paper.yaml` restores the published ones.
+
+Every trainable preset accepts `hidden_dim` (the width of the paragraph encoder and the
+decoder; the sentence encoders' widths follow it unless set) and `dropout`, so one override
+(e.g. `+experiment=tiny`) resizes any of them.
+"""
+
+from models.presets.attordernet import attordernet, attordernet_att, attordernet_cnn
+from models.presets.baseline import random
+from models.presets.gong import cnn_ptrnet, lstm_ptrnet
+from models.presets.han import han
+from models.presets.minilm import minilm_ptrnet
+
+__all__ = [
+    "lstm_ptrnet",
+    "cnn_ptrnet",
+    "attordernet",
+    "attordernet_att",
+    "attordernet_cnn",
+    "han",
+    "minilm_ptrnet",
+    "random",
+]

