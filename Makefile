@@ -9,6 +9,8 @@ ARGS       ?=
 SWEEP      ?= smoke
 TRAINER    ?= gpu
 JOBS       ?= 2
+# PyTorch threads per sweep-local job: results depend on it, so it does not follow nproc
+CPU_THREADS ?= 1
 RUNS       ?= runs
 
 .PHONY: help setup train test test-slow data lint leaderboard plots bench \
@@ -53,9 +55,9 @@ bench: setup  ## measured throughput of every preset: training, decoding, scalin
 sweep: setup  ## submit the jobs of conf/sweep/SWEEP.yaml to SLURM (SWEEP=paper TRAINER=gpu|ddp ARGS=...)
 	$(PY) -m benchmark.train -m sweep=$(SWEEP) hydra/launcher=slurm trainer=$(TRAINER) $(ARGS)
 
-sweep-local: setup  ## run the same jobs as local processes, JOBS at a time (SWEEP=smoke JOBS=2)
+sweep-local: setup  ## run the same jobs as local processes, JOBS at a time, CPU_THREADS each (SWEEP=smoke JOBS=2)
 	$(PY) -m benchmark.train -m sweep=$(SWEEP) hydra/launcher=local hydra.sweeper.max_batch_size=$(JOBS) \
-		cpu_threads=$$(( ($$(nproc) + $(JOBS) - 1) / $(JOBS) )) $(ARGS)
+		cpu_threads=$(CPU_THREADS) $(ARGS)
 
 sweep-list: setup  ## dry run of `make sweep`: the jobs of SWEEP and what each would do
 	$(PY) -m benchmark.sweep_list $(SWEEP) trainer=$(TRAINER) $(ARGS)

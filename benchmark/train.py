@@ -35,6 +35,7 @@ from benchmark.lit_module import OrderingTask
 from benchmark.metrics import HEADLINE_ACCURACY
 from benchmark.prediction_records import gather_records, with_meta
 from benchmark.predictions import write_predictions
+from benchmark.run_environment import run_environment
 from benchmark.run_record import (
     PREDICTIONS_NAME,
     VOCAB_NAME,
@@ -47,6 +48,7 @@ from benchmark.sweep_plan import CHECKPOINT_DIR, ResumeInfo, RunPlan, plan_run
 from benchmark.sweep_resolvers import register_resolvers
 from benchmark.sweep_submitit import prepare_processes, submitit_logs
 from benchmark.sweep_wandb import build_loggers, finish_wandb
+from benchmark.training_progress import training_progress
 from data.noise import has_noise, noise_label, noise_setting
 
 log = logging.getLogger(__name__)
@@ -83,9 +85,11 @@ def build_task(cfg: DictConfig, datamodule) -> OrderingTask:
     """The model preset wrapped in the LightningModule."""
     net = build_net(cfg, len(datamodule.vocab), datamodule.pretrained_embeddings)
     optimizer = cfg.model.get("optimizer")
+    scheduler = cfg.model.get("scheduler")  # optional, stepped per epoch (lit_module)
     return OrderingTask(
         net,
         optimizer=instantiate(optimizer) if optimizer is not None else None,
+        scheduler=instantiate(scheduler) if scheduler is not None else None,
         val_beam_size=cfg.model.val_beam_size,
         test_beam_size=cfg.model.beam_size,
         include_trivial=cfg.include_trivial,
@@ -146,6 +150,7 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
             log.info("resuming from %s", plan.ckpt_path)
         trainer.fit(task, datamodule=datamodule, ckpt_path=plan.ckpt_path)
     train_seconds = timer.time_elapsed("train")  # includes the sessions before a resume
+    progress = training_progress(trainer, checkpoint.best_model_path, trainable)
     ckpt_path = "best" if trainable and checkpoint.best_model_path else None
     trainer.validate(task, datamodule=datamodule, ckpt_path=ckpt_path, verbose=False)
     trainer.test(task, datamodule=datamodule, ckpt_path=ckpt_path, verbose=False)
@@ -187,7 +192,10 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
         },
         "n_params": sum(p.numel() for p in task.net.parameters()),
         "train_seconds": round(train_seconds, 2),
-        "epochs": trainer.current_epoch,
+        **progress,  # epochs, best_epoch, steps, stopped_by (benchmark.training_progress)
+        "environment": run_environment(
+            trainer.strategy.root_device, cfg.trainer.get("deterministic")
+        ),
         "best_checkpoint": checkpoint.best_model_path or None,
         "n_docs": task.split_metrics["test"]["n_docs"],
         "n_trivial": task.split_metrics["test"]["n_trivial"],

@@ -1,0 +1,52 @@
+"""The software and hardware a run ran on, for its record.
+
+CPU results depend on the number of PyTorch threads (a matrix product splits its sums
+differently), so the threads are recorded beside the versions, the device and whether
+deterministic algorithms were on (`trainer.deterministic`); `docs/metrics.md` says what
+is reproducible under which settings.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+
+import pytorch_lightning as pl
+import torch
+
+
+def _cpu_name() -> str:
+    """The CPU model from /proc/cpuinfo (Linux), else what `platform` knows."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def run_environment(device: torch.device, deterministic) -> dict:
+    """`{threads, interop_threads, deterministic, deterministic_algorithms, torch, ...}`.
+
+    `deterministic` is the `trainer.deterministic` setting as configured;
+    `deterministic_algorithms` whether PyTorch had them switched on when recorded.
+    """
+    device = torch.device(device)
+    name = (
+        torch.cuda.get_device_name(device) if device.type == "cuda" else _cpu_name()
+    )
+    return {
+        "threads": torch.get_num_threads(),
+        "interop_threads": torch.get_num_interop_threads(),
+        "deterministic": deterministic,
+        "deterministic_algorithms": torch.are_deterministic_algorithms_enabled(),
+        "torch": torch.__version__,
+        "lightning": pl.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "device": str(device),
+        "device_name": name,
+        "cpu_count": os.cpu_count(),
+    }
