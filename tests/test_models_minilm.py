@@ -7,11 +7,11 @@ import sys
 import pytest
 import torch
 
+from benchmark.sentence_vector_store import SentenceVectorStore, VectorStoreFolder
 from data.datamodule import OrderingDataModule
 from data.readers.synthetic import SyntheticReader
 from models import presets
 from models.sentence_minilm import MiniLMSentenceEncoder, load_minilm
-from models.sentence_vector_store import SentenceVectorStore
 
 
 @pytest.fixture
@@ -79,10 +79,10 @@ def test_batches_carry_the_presented_texts(tmp_path):
 
 
 def test_minilm_vectors_persist_across_encoders(tmp_path, monkeypatch, no_network):
-    first = MiniLMSentenceEncoder(store=tmp_path)
+    first = MiniLMSentenceEncoder(store=VectorStoreFolder(tmp_path))
     vectors = first([["One.", "Two."]], 2)  # encodes both; pending in the store
     first([["Two.", "One."]], 2)  # nothing new: the pending vectors are written
-    second = MiniLMSentenceEncoder(store=tmp_path)
+    second = MiniLMSentenceEncoder(store=VectorStoreFolder(tmp_path))
     monkeypatch.setattr(second, "_run", lambda texts: pytest.fail(f"re-encoded {texts}"))
     torch.testing.assert_close(second([["Two.", "One."]], 2)[0], vectors[0, [1, 0]])
 
@@ -103,10 +103,10 @@ def test_vector_store_shards_are_written_whole_and_merged(tmp_path):
 
 
 def test_prepare_encodes_each_new_sentence_once_into_the_store(tmp_path, monkeypatch, no_network):
-    encoder = MiniLMSentenceEncoder(store=tmp_path)
+    encoder = MiniLMSentenceEncoder(store=VectorStoreFolder(tmp_path))
     assert encoder.prepare(["One.", "Two.", "One."], chunk=1) == 2
     assert encoder.prepare(["Two.", "Three."]) == 1
-    later = MiniLMSentenceEncoder(store=tmp_path)  # a later run: nothing left to encode
+    later = MiniLMSentenceEncoder(store=VectorStoreFolder(tmp_path))  # later run: all known
     monkeypatch.setattr(later, "_run", lambda texts: pytest.fail(f"re-encoded {texts}"))
     assert later.prepare(["Three.", "One."]) == 0
     assert later([["One.", "Two.", "Three."]], 3).shape == (1, 3, 384)

@@ -1,14 +1,12 @@
 """Frozen pretrained sentence vectors (all-MiniLM-L6-v2) under ATTOrderNet's paragraph
 encoder and pointer decoder (Cui et al. 2018)."""
 
-from pathlib import Path
-
 from torch import Tensor
 
 from models.ordering_model import OrderingModel
 from models.presets.attordernet import AttOrderNetSettings, takes_settings
 from models.registry import register_preset
-from models.sentence_minilm import MiniLMSentenceEncoder
+from models.sentence_minilm import MiniLMSentenceEncoder, VectorStores
 
 
 @register_preset(
@@ -26,7 +24,7 @@ def minilm_ptrnet(
     *,
     hidden_dim: int = 384,  # paragraph encoder width = decoder LSTM units (MiniLM: 384)
     minilm_batch_size: int = 128,  # sentences per MiniLM forward pass
-    minilm_store: str | None = None,  # folder keeping the vectors across runs; None: not kept
+    minilm_store: VectorStores | None = None,  # keeps the vectors across runs; None: not kept
     **shared,  # AttOrderNetSettings but paragraph_positions
 ) -> OrderingModel:
     """Frozen all-MiniLM-L6-v2 sentence vectors (384-d): only the paragraph encoder and
@@ -35,6 +33,5 @@ def minilm_ptrnet(
     if shared.get("paragraph_positions"):
         raise ValueError("minilm_ptrnet has no paragraph_positions option")
     settings = AttOrderNetSettings(hidden_dim=hidden_dim, **shared)
-    store = None if minilm_store is None else Path(minilm_store)
-    sentence_encoder = MiniLMSentenceEncoder(batch_size=minilm_batch_size, store=store)
+    sentence_encoder = MiniLMSentenceEncoder(batch_size=minilm_batch_size, store=minilm_store)
     return settings.model(None, sentence_encoder)

@@ -9,6 +9,10 @@ encoded by two runs at once is simply stored twice. New vectors are written once
 `flush_every` of them are pending, and whenever an encoder call needs nothing new (the
 first cached pass after the encoding one): a crash loses at most those pending vectors,
 which the next run encodes again.
+
+`VectorStoreFolder` is what a model receives (`net.minilm_store` in
+conf/model/minilm_ptrnet.yaml): a folder holding one store per encoder version, opened by
+name, so models/ never writes files itself.
 """
 
 from __future__ import annotations
@@ -60,3 +64,15 @@ class SentenceVectorStore:
             self.directory / f"{uuid.uuid4().hex}.pt", lambda tmp: torch.save(content, tmp)
         )
         self._pending = {}
+
+
+class VectorStoreFolder:
+    """A folder of `SentenceVectorStore`s, one per name (e.g. an encoder and its version)."""
+
+    def __init__(self, directory: str | Path, flush_every: int = 1024):
+        self.directory = Path(directory)
+        self.flush_every = flush_every
+
+    def open(self, name: str) -> SentenceVectorStore:
+        """The store of `name` (a subfolder, created when first written)."""
+        return SentenceVectorStore(self.directory / name, self.flush_every)
