@@ -1,7 +1,10 @@
-"""`failed.json`: what a failed run leaves in its run directory for the sweep summary.
+"""`failed.json`: what a run that did not finish leaves in its run directory for the sweep
+summary.
 
 Written atomically by the launch that failed (the error, the end of its traceback and the
-log files to read); removed when a later launch of the run finishes or finds it finished.
+log files to read), or by the sweep launcher for a SLURM job that ended without a result
+(`write_job_end`: cancelled, out of memory, timed out, preempted, node failure; with
+`slurm_state`); removed when a later launch of the run finishes or finds it finished.
 """
 
 from __future__ import annotations
@@ -18,12 +21,9 @@ FAILURE_NAME = "failed.json"
 _TRACEBACK_LINES = 30
 
 
-def write_failure(run_dir: Path, error: BaseException, logs: list[Path]) -> Path:
-    """Record `error` in `run_dir/failed.json`; `logs` are the files with the full story."""
-    lines = traceback.format_exception(type(error), error, error.__traceback__)
+def _write(run_dir: Path, failure: dict, logs: list[Path]) -> Path:
     failure = {
-        "error": f"{type(error).__name__}: {error}",
-        "traceback": "".join(lines).splitlines()[-_TRACEBACK_LINES:],
+        **failure,
         "logs": [str(path) for path in logs],
         "host": socket.gethostname(),
         "failed_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -31,6 +31,25 @@ def write_failure(run_dir: Path, error: BaseException, logs: list[Path]) -> Path
     path = Path(run_dir) / FAILURE_NAME
     atomic_write_text(path, json.dumps(failure, indent=2) + "\n")
     return path
+
+
+def write_failure(run_dir: Path, error: BaseException, logs: list[Path]) -> Path:
+    """Record `error` in `run_dir/failed.json`; `logs` are the files with the full story."""
+    lines = traceback.format_exception(type(error), error, error.__traceback__)
+    return _write(run_dir, {
+        "error": f"{type(error).__name__}: {error}",
+        "traceback": "".join(lines).splitlines()[-_TRACEBACK_LINES:],
+    }, logs)
+
+
+def write_job_end(run_dir: Path, job_id: str, state: str, detail: str, logs: list[Path]) -> Path:
+    """Record that SLURM job `job_id` of the run ended in `state` (e.g. `CANCELLED by 0`,
+    `OUT_OF_MEMORY`, `TIMEOUT`) without a result; `detail` says what to do about it."""
+    return _write(run_dir, {
+        "error": f"SLURM job {job_id} ended {state}: {detail}",
+        "slurm_state": state.split()[0] if state.strip() else "UNKNOWN",
+        "slurm_job": job_id,
+    }, logs)
 
 
 def read_failure(run_dir: Path) -> dict | None:

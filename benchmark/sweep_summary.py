@@ -5,7 +5,9 @@ A run is `failed` when its last launch failed (it has `failed.json`: the error a
 to read; an older `metrics.json` beside it stays valid for its own config), else
 `finished` (it has `metrics.json`), `interrupted` (it started but left neither: killed,
 timed out, or still running; a relaunch resumes it from `checkpoints/last.ckpt`) or
-`not run`.
+`not run`. A run whose SLURM job ended without a result (its `failed.json` has the
+`slurm_state`: CANCELLED, OUT_OF_MEMORY, TIMEOUT, PREEMPTED, NODE_FAIL, ...) is
+`interrupted`, shown with that state and the job's logs.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def run_state(run_dir: Path) -> RunState:
     run_dir = Path(run_dir)
     failure = read_failure(run_dir)
     if failure is not None:
-        return RunState(run_dir, FAILED, failure)
+        return RunState(run_dir, INTERRUPTED if "slurm_state" in failure else FAILED, failure)
     record = run_dir / RECORD_NAME
     if record.is_file():
         return RunState(run_dir, FINISHED, finished_at=record.stat().st_mtime)
@@ -65,12 +67,11 @@ def format_summary(states: list[RunState], since: float | None = None) -> str:
     parts = [finished] + [f"{counts[s]} {s}" for s in (FAILED, INTERRUPTED, NOT_RUN) if counts[s]]
     lines = [f"Sweep summary: {len(states)} runs: " + ", ".join(parts)]
     for state in states:
-        if state.state == FAILED:
-            lines.append(f"  FAILED  {state.run_dir}")
+        if state.state in (FAILED, INTERRUPTED, NOT_RUN):
+            lines.append(f"  {state.state.upper()}  {state.run_dir}")
+        if state.state != FINISHED and state.failure is not None:
             lines.append(f"      {state.failure['error']}")
             lines.append(f"      logs: {', '.join(state.failure['logs']) or '-'}")
-        elif state.state in (INTERRUPTED, NOT_RUN):
-            lines.append(f"  {state.state.upper()}  {state.run_dir}")
     if counts[FINISHED] < len(states):
         lines.append("Relaunch the same command to run what did not finish (finished runs are "
                      "skipped, interrupted ones resume from checkpoints/last.ckpt).")

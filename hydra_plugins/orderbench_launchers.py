@@ -1,0 +1,16 @@
+"""OrderBench's submitit launchers for Hydra (`hydra/launcher=slurm|local`, conf/hydra/launcher/):
+hydra-submitit-launcher's, with the launch of `benchmark.sweep_launcher`. Hydra accepts
+launcher plugins only from the `hydra_plugins` namespace package, hence this module; it is
+found from the repository root (where `make sweep` and the jobs run)."""
+
+from hydra_plugins.hydra_submitit_launcher.submitit_launcher import LocalLauncher, SlurmLauncher
+
+from benchmark.sweep_launcher import BaseSweepLauncher
+
+
+class SweepSlurmLauncher(BaseSweepLauncher, SlurmLauncher):
+    """`hydra/launcher=slurm`: skip finished runs, check the partition, always summarise."""
+
+
+class SweepLocalLauncher(BaseSweepLauncher, LocalLauncher):
+    """`hydra/launcher=local`: skip finished runs, always summarise."""
