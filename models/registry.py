@@ -28,6 +28,8 @@ class Preset:
     colour: str | None = None  # plot colour; None: a stable colour from the name
     trainable: bool = True  # False: the harness does not optimise it (a baseline)
     order_free: bool = False  # its paragraph encoding ignores the presented order
+    pointer: bool = True  # False: not a pointer network (forward gives other logits,
+    # log_prob is an unnormalised score); the pointer-interface tests leave it out
 
 
 _PRESETS: dict[str, Preset] = {}

@@ -86,8 +86,8 @@ def sub_batch(batch, index):
     }
 
 
-# Small settings of every trainable preset (vocabulary of 30 word ids), from the registry.
-TINY_SETTINGS = {name: p.tiny for name, p in presets().items() if p.trainable}
+# Small settings of every trainable pointer preset (vocabulary of 30 word ids), from the registry.
+TINY_SETTINGS = {name: p.tiny for name, p in presets().items() if p.trainable and p.pointer}
 PRESETS = tuple(TINY_SETTINGS)
 # presets whose paragraph encoder is order-free (self-attention without positions)
 SET_ENCODERS = tuple(name for name in PRESETS if presets()[name].order_free)

@@ -1,0 +1,64 @@
+"""Pairwise ordering with topological sort: B-TSort of Prabhumoye, Salakhutdinov and
+Black (2020), "Topological Sort for Sentence Ordering" (ACL), over a bi-encoder pair
+classifier (`models.pairwise_orderer`)."""
+
+from torch import Tensor
+
+from models.pair_classifier import PairOrderClassifier
+from models.pairwise_orderer import PairwiseOrderer
+from models.presets.word_vectors import word_embedding
+from models.registry import register_preset
+from models.sentence_lstm import SentenceLSTM
+from models.sentence_minilm import MiniLMSentenceEncoder
+
+SENTENCE_ENCODERS = ("lstm", "minilm")
+
+
+@register_preset(
+    "pairwise_tsort",
+    tiny=dict(embedding_dim=8, hidden_dim=12),
+    toy=dict(embedding_dim=16, hidden_dim=32),
+    toy_lr=1e-2,
+    colour="#bcbd22",
+    pointer=False,
+)
+def pairwise_tsort(
+    vocab_size: int | None = None,  # word ids (the LSTM sentence encoder)
+    pretrained_embeddings: Tensor | None = None,  # (V, e) word vectors, e.g. GloVe
+    *,
+    sentence_encoder: str = "lstm",  # "lstm": BiLSTM over word vectors; "minilm": frozen
+    embedding_dim: int | None = None,  # None: width of pretrained_embeddings, else 100
+    hidden_dim: int = 256,  # BiLSTM units (both directions together) = classifier width
+    dropout: float = 0.1,  # word vectors, sentence vectors, pair features
+    decoder: str = "tsort",  # "tsort" (the paper) or "winsum" (summed win probabilities)
+    cycle_rule: str = "dfs",  # tsort's cycle breaking: "dfs" (authors' code) or "confidence"
+    pair_direction: str = "presented",  # one classification per pair (authors'), or "both"
+    minilm_store=None,  # MiniLM's vector store (as minilm_ptrnet's); None: not kept
+    end_candidate: bool = False,  # the noise setting: not supported (refused)
+) -> PairwiseOrderer:
+    """A classifier of ordered sentence pairs trained on every pair of each document,
+    decoded by a topological sort of its predicted constraints (B-TSort). The paper's
+    classifier is BERT over the concatenated pair; here each sentence is encoded alone (a
+    mean-pooled BiLSTM over the word vectors, or frozen MiniLM vectors) and an MLP scores
+    the pair (`models.pair_classifier`): a deviation, for a CPU budget. The sizes are
+    chosen, not published."""
+    if end_candidate:
+        raise ValueError(
+            "pairwise_tsort does not support dataset.noise (it has no END candidate); "
+            "use dataset.noise=0"
+        )
+    if sentence_encoder not in SENTENCE_ENCODERS:
+        raise ValueError(
+            f"model.net.sentence_encoder must be one of {SENTENCE_ENCODERS}, "
+            f"got {sentence_encoder!r}"
+        )
+    if sentence_encoder == "minilm":
+        embedding = None
+        encoder = MiniLMSentenceEncoder(store=minilm_store)
+    else:
+        embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, dropout)
+        encoder = SentenceLSTM(
+            embedding.dim, hidden_dim // 2, bidirectional=True, dropout=dropout, pooling="mean"
+        )
+    classifier = PairOrderClassifier(encoder.output_dim, hidden_dim, dropout)
+    return PairwiseOrderer(encoder, classifier, embedding, decoder, cycle_rule, pair_direction)
