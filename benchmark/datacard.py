@@ -5,9 +5,17 @@ Prints one JSON object with the columns of the dataset table of Cui et al. (2018
 minimum, mean and maximum number of sentences per document and the one-sentence documents
 (``n_trivial``); ``vocab_size``, the distinct lower-cased tokens of the training split
 (``data.tokenize``); ``model_vocab_size``, the vocabulary the models get (after the
-dataset's ``min_freq``/``max_vocab``, with ``<pad>`` and ``<unk>``); and, for a published
-dataset, the split sizes its papers report (``published``). The data goes through the
-training pipeline (reader, split, processed cache), so a card also warms the cache.
+dataset's ``min_freq``/``max_vocab``, with ``<pad>`` and ``<unk>``); ``duplicates``, per
+split the documents repeating the text of another one of the split (``data.duplicates``;
+the same text in two splits is an error), with their ids in ``duplicate_ids``;
+``published_ids_left``, sentences still beginning with a published line id
+(``data.readers.published_ids``; 0 when the reader stripped them); for a reader of the
+published archive layout, the permutation copies it skipped; and, for a published dataset,
+the split sizes its papers report (``published``) set beside ours like with like
+(``vs_published``: a dataset published without a validation split had its validation
+articles in its training set, so its ``train`` is compared with our train + valid). The
+data goes through the training pipeline (reader, split, processed cache), so a card also
+warms the cache.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from benchmark.config import compose_config
 from benchmark.train import build_datamodule
 from data.document import Document
 from data.errors import DataFormatError
+from data.readers.published_ids import split_published_id
 from data.readers.sources import SOURCES
 from data.tokenize import tokenize
 
@@ -45,6 +54,29 @@ def train_vocabulary(documents: Sequence[Document]) -> int:
     return len({token for doc in documents for s in doc.sentences for token in tokenize(s)})
 
 
+def compare_published(n_docs: dict[str, int], published: dict[str, int]) -> dict:
+    """``{our splits joined by '+': {"published": n, "ours": m}}``; without a published
+    ``valid``, the published ``train`` is set beside our train + valid."""
+    cover = {"train": ("train", "valid")} if "valid" not in published else {}
+    return {
+        "+".join(cover.get(split, (split,))): {
+            "published": size,
+            "ours": sum(n_docs.get(s, 0) for s in cover.get(split, (split,))),
+        }
+        for split, size in published.items()
+    }
+
+
+def published_ids_left(documents: dict[str, list[Document]]) -> int:
+    """Sentences that still begin with a published line id."""
+    return sum(
+        split_published_id(sentence)[0] is not None
+        for docs in documents.values()
+        for doc in docs
+        for sentence in doc.sentences
+    )
+
+
 def datacard(cfg: DictConfig) -> dict:
     """The card of ``cfg.dataset`` (a composed OrderBench config)."""
     datamodule = build_datamodule(cfg)
@@ -61,9 +93,17 @@ def datacard(cfg: DictConfig) -> dict:
         "splits": {split: split_card(docs) for split, docs in documents.items()},
         "vocab_size": train_vocabulary(documents["train"]),
         "model_vocab_size": len(datamodule.vocab),
+        "duplicates": datamodule.duplicates.counts(),
+        "duplicate_ids": {s: g for s, g in datamodule.duplicates.groups.items() if g},
+        "published_ids_left": published_ids_left(documents),
     }
+    if hasattr(datamodule.reader, "skipped_copies"):
+        card["skipped_permutation_copies"] = datamodule.reader.skipped_copies()
     if cfg.dataset.name in SOURCES and SOURCES[cfg.dataset.name].sizes:
-        card["published"] = SOURCES[cfg.dataset.name].sizes
+        published = SOURCES[cfg.dataset.name].sizes
+        card["published"] = published
+        n_docs = {split: len(docs) for split, docs in documents.items()}
+        card["vs_published"] = compare_published(n_docs, published)
     return card
 
 

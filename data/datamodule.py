@@ -9,6 +9,8 @@ batches, following the evaluation protocol of DESIGN section 5.
 - Under DDP each process takes its share of the batches (``data.sampler``); the harness
   de-duplicates repeated documents when it gathers predictions.
 - Sentences longer than ``max_sentence_tokens`` are truncated; documents are never dropped.
+- The same text in two splits is refused, naming both documents; repeats within a split
+  are counted (``duplicates``, in ``stats()``) and kept (``data.duplicates``).
 - Noise (``noise`` 1 or 0/1, DESIGN section 4): distractor sentences from other documents
   of the same split (``data.noise``), fixed per evaluation document like its permutation,
   fresh per training epoch.
@@ -31,6 +33,7 @@ from data.cache import load_or_build
 from data.collate import collate
 from data.dataset import OrderingDataset
 from data.document import Document
+from data.duplicates import DuplicateReport, check_duplicates
 from data.embeddings import pretrained_embeddings
 from data.noise import eval_distractors, noise_setting
 from data.paths import PROCESSED_CACHE
@@ -117,6 +120,7 @@ class OrderingDataModule(pl.LightningDataModule):
         self.pretrained_embeddings: torch.Tensor | None = None
         self.n_pretrained_found = 0
         self.documents: dict[str, list[Document]] = {}
+        self.duplicates: DuplicateReport | None = None
         self.datasets: dict[str, OrderingDataset] = {}
         self.cache_path: Path | None = None
         self.loaded_from_cache = False
@@ -161,6 +165,7 @@ class OrderingDataModule(pl.LightningDataModule):
             return
         data = self._prepared if self._prepared is not None else self._load_or_build()
         self._prepared = None
+        self.duplicates = check_duplicates(data.documents)
         self.vocab = data.vocab
         self.documents = data.documents
         for split in SPLIT_NAMES:
@@ -208,9 +213,10 @@ class OrderingDataModule(pl.LightningDataModule):
         return self._dataset(split).fixed_permutations
 
     def stats(self) -> dict:
-        """Documents, trivial (one-sentence) documents and sentences per split, vocabulary
-        size and pretrained words found; in the noise setting also the setting and the
-        distractors of each evaluation split."""
+        """Documents, trivial (one-sentence) documents, sentences and repeated documents
+        (same text as another of the split) per split, vocabulary size and pretrained
+        words found; in the noise setting also the setting and the distractors of each
+        evaluation split."""
         stats = {
             "n_docs": {s: len(d) for s, d in self.documents.items()},
             "n_trivial": {s: sum(len(x) == 1 for x in d) for s, d in self.documents.items()},
@@ -218,6 +224,8 @@ class OrderingDataModule(pl.LightningDataModule):
             "vocab_size": len(self.vocab) if self.vocab is not None else 0,
             "n_pretrained_found": self.n_pretrained_found,
         }
+        if self.duplicates is not None:
+            stats["n_duplicates"] = self.duplicates.counts()
         if self.noise != "0":
             stats["noise"] = self.noise
             stats["n_distractors"] = {

@@ -17,6 +17,7 @@ from fixtures_readers import (
     write_lines,
 )
 
+from data.duplicates import check_duplicates
 from data.errors import DataFormatError
 from data.readers.barzilay_lapata import BarzilayLapataReader, fold_of
 from data.readers.published_ids import split_published_id
@@ -157,3 +158,49 @@ def test_split_folders_with_other_names(tmp_path: Path) -> None:
         str(root), "earthquake", train_folder="train_staging", test_folder="test_staging"
     )
     assert len(reader.read_splits()["test"]) == 2
+
+
+def copy_article(root: Path, source: str, target: str) -> None:
+    """A published duplicate: the file ``source`` again as ``target`` (same text)."""
+    (root / target).write_bytes((root / source).read_bytes())
+
+
+def test_identical_test_articles_are_kept_and_counted(tmp_path: Path) -> None:
+    root = write_barzilay_published(tmp_path / "q", {"train": 12, "test": 4}, style="apws")
+    copy_article(
+        root, "test/apws2601.txt-1-5-5-0-out.perm-1", "test/apws2699.txt-1-5-5-0-out.perm-1"
+    )
+    splits = BarzilayLapataReader(str(root), "earthquake").read_splits()
+    assert len(splits["test"]) == 5  # kept as published
+    report = check_duplicates(splits)
+    assert report.counts() == {"train": 0, "valid": 0, "test": 1}
+    assert report.groups["test"] == [
+        ["apws2601.txt-1-5-5-0-out.perm-1", "apws2699.txt-1-5-5-0-out.perm-1"]
+    ]
+
+
+def test_identical_training_articles_share_a_fold(tmp_path: Path) -> None:
+    root = write_barzilay_published(tmp_path / "q", {"train": 20, "test": 2})
+    for k in range(3):  # three copies of one article: whichever fold, never train and valid
+        copy_article(root, "train/ntsb2605.txt-1-5-5-0-out.perm-1", f"train/ntsb27{k}.perm-1")
+    for fold in range(10):
+        splits = BarzilayLapataReader(str(root), "accident", fold=fold).read_splits()
+        assert sum(check_duplicates(splits).counts().values()) == 3  # never raises
+        assert sum(len(splits[s]) for s in ("train", "valid")) == 23
+
+
+def test_the_same_article_in_train_and_test_is_refused(tmp_path: Path) -> None:
+    root = write_barzilay_published(tmp_path / "a", {"train": 12, "test": 3})
+    copy_article(
+        root, "train/ntsb2604.txt-1-5-5-0-out.perm-1", "test/ntsb2999.txt-1-5-5-0-out.perm-1"
+    )
+    splits = BarzilayLapataReader(str(root), "accident").read_splits()
+    with pytest.raises(DataFormatError) as info:
+        check_duplicates(splits)
+    message = str(info.value)
+    assert (
+        "'ntsb2999.txt-1-5-5-0-out.perm-1' (file test/ntsb2999.txt-1-5-5-0-out.perm-1)" in message
+    )
+    assert (
+        "'ntsb2604.txt-1-5-5-0-out.perm-1' (file train/ntsb2604.txt-1-5-5-0-out.perm-1)" in message
+    )

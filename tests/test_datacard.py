@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from fixtures_readers import write_logeswaran
+from fixtures_readers import write_barzilay_published, write_logeswaran
 
 from benchmark.config import compose_config
 from benchmark.datacard import datacard, main, split_card, train_vocabulary
@@ -58,3 +58,37 @@ def test_missing_data_exits_with_the_layout(capsys: pytest.CaptureFixture) -> No
     assert "dataset.path is not set" in str(info.value.code)
     assert "story-in-sequence.json" in str(info.value.code)
     assert capsys.readouterr().out == ""
+
+
+def test_published_articles_compared_like_with_like(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    root = write_barzilay_published(tmp_path / "q", {"train": 20, "test": 5}, style="apws")
+    twin = root / "test" / "apws2699.txt-1-5-5-0-out.perm-1"
+    twin.write_bytes((root / "test" / "apws2602.txt-1-5-5-0-out.perm-1").read_bytes())
+    cache = f"+dataset.datamodule.cache_dir={tmp_path / 'c'}"
+    main(["dataset=earthquake", f"dataset.path={root}", cache])
+    card = json.loads(capsys.readouterr().out)
+    assert [card["splits"][s]["n_docs"] for s in ("train", "valid", "test")] == [18, 2, 6]
+    assert card["vs_published"] == {
+        "train+valid": {"published": 100, "ours": 20},  # published train = our train + valid
+        "test": {"published": 99, "ours": 6},
+    }
+    assert card["duplicates"] == {"train": 0, "valid": 0, "test": 1}
+    assert card["duplicate_ids"] == {
+        "test": [["apws2602.txt-1-5-5-0-out.perm-1", "apws2699.txt-1-5-5-0-out.perm-1"]]
+    }
+    assert card["published_ids_left"] == 0 and card["skipped_permutation_copies"] == {
+        "train": 0,
+        "test": 0,
+    }
+    (root / "train" / twin.name).write_bytes(twin.read_bytes())  # now in train and test
+    with pytest.raises(SystemExit) as info:
+        main(["dataset=earthquake", f"dataset.path={root}", cache])
+    message = str(info.value.code)  # names both documents: ids and files
+    assert (
+        "'apws2602.txt-1-5-5-0-out.perm-1' (file test/apws2602.txt-1-5-5-0-out.perm-1)" in message
+    )
+    assert (
+        "'apws2699.txt-1-5-5-0-out.perm-1' (file train/apws2699.txt-1-5-5-0-out.perm-1)" in message
+    )

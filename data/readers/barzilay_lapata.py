@@ -24,9 +24,10 @@ Published quirks (``data.readers.published_ids``, ``data.readers.published_perms
 The corpora have no validation split, so, as in the papers that train on them, the
 training articles are cut into ``n_folds`` folds (a permutation of the file names seeded by
 ``fold_seed``, dealt round-robin) and fold ``fold`` is the validation split; the other
-folds are trained on. Running ``fold=0 .. n_folds-1`` gives the full cross-validation;
-``test`` is always the test folder. Ids are the file names (they carry no sentence
-position), ``meta = {"file": "<folder>/<name>"}``.
+folds are trained on; identical training articles (Earthquakes has two pairs) share a
+fold, so no text is both trained and validated on. Running ``fold=0 .. n_folds-1`` gives
+the full cross-validation; ``test`` is always the test folder. Ids are the file names
+(they carry no sentence position), ``meta = {"file": "<folder>/<name>"}``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from data.document import Document
+from data.duplicates import text_key
 from data.errors import DataFormatError, location
 from data.readers.published import PublishedReader
 from data.readers.published_ids import published_sentences
@@ -48,12 +50,28 @@ log = logging.getLogger(__name__)
 CORPORA = ("accident", "earthquake")
 
 
-def fold_of(names: list[str], n_folds: int, seed: int) -> dict[str, int]:
+def fold_of(
+    names: list[str], n_folds: int, seed: int, same_as: dict[str, str] | None = None
+) -> dict[str, int]:
     """Fold (0 .. n_folds-1) of every name: seeded permutation of the sorted names, dealt
-    round-robin, so fold sizes differ by at most one."""
+    round-robin, so fold sizes differ by at most one; then every ``name`` of ``same_as``
+    joins the fold of ``same_as[name]`` (identical articles share a fold)."""
     ordered = sorted(names)
     permutation = np.random.default_rng(seed).permutation(len(ordered))
-    return {ordered[i]: position % n_folds for position, i in enumerate(permutation)}
+    folds = {ordered[i]: position % n_folds for position, i in enumerate(permutation)}
+    for name, twin in (same_as or {}).items():
+        folds[name] = folds[twin]
+    return folds
+
+
+def twins(documents: list[Document]) -> dict[str, str]:
+    """``{id: id of the first document with the same text}`` for every later repeat."""
+    first: dict[str, str] = {}
+    return {
+        doc.id: first[key]
+        for doc in documents
+        if (first.setdefault(key := text_key(doc), doc.id)) != doc.id
+    }
 
 
 class BarzilayLapataReader(PublishedReader):
@@ -61,7 +79,7 @@ class BarzilayLapataReader(PublishedReader):
     of the training articles is the validation split (see the module docstring)."""
 
     KIND = "barzilay_lapata"
-    VERSION = 2  # 2: published ids stripped, *.perm-N copies not read as articles
+    VERSION = 3  # 2: published ids stripped, *.perm-N copies skipped; 3: twins share a fold
 
     def __init__(
         self,
@@ -141,10 +159,11 @@ class BarzilayLapataReader(PublishedReader):
                 f"{len(train)} training articles cannot make {self.n_folds} folds; "
                 "lower dataset.reader.n_folds"
             )
-        folds = fold_of([p.name for p in train], self.n_folds, self.fold_seed)
+        documents = [self._document(p) for p in train]
+        folds = fold_of([d.id for d in documents], self.n_folds, self.fold_seed, twins(documents))
         return {
-            "train": [self._document(p) for p in train if folds[p.name] != self.fold],
-            "valid": [self._document(p) for p in train if folds[p.name] == self.fold],
+            "train": [d for d in documents if folds[d.id] != self.fold],
+            "valid": [d for d in documents if folds[d.id] == self.fold],
             "test": [self._document(p) for p in self._folder(self.test_folder).articles],
         }
 
