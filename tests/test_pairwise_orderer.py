@@ -1,0 +1,138 @@
+"""The pairwise preset (B-TSort-style, models.pairwise_orderer): its loss, its log_prob
+against the explicit sum over pairs on every order of small documents, order
+discrimination by that score, decoding and the refusal of the noise setting."""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from benchmark.discrimination import PermutationSampler, score_batch
+from models.registry import get_preset
+from models.topological_sort import topological_order, win_order
+from tests.model_batches import (
+    all_orders,
+    assert_valid_orders,
+    random_batch,
+    repeat_document,
+    sub_batch,
+)
+
+SIZES = [4, 1, 3, 2]
+
+
+def tiny(**overrides):
+    torch.manual_seed(0)
+    preset = get_preset("pairwise_tsort")
+    return preset.build(vocab_size=30, **(preset.tiny | overrides)).eval()
+
+
+def explicit_pair_probability(logits, a, b, direction):
+    """P(a before b) by hand from the pair logits (N, N) of one document."""
+    sig = lambda z: 1 / (1 + math.exp(-z))  # noqa: E731
+    if direction == "presented":
+        return sig(logits[a][b]) if a < b else 1 - sig(logits[b][a])
+    return (sig(logits[a][b]) + 1 - sig(logits[b][a])) / 2
+
+
+def explicit_score(logits, order, direction):
+    """sum over k < l of log P(o_k before o_l)."""
+    return sum(
+        math.log(explicit_pair_probability(logits, order[k], order[l], direction))
+        for k in range(len(order))
+        for l in range(k + 1, len(order))  # noqa: E741
+    )
+
+
+@pytest.mark.parametrize("direction", ["presented", "both"])
+def test_log_prob_is_the_explicit_pair_sum_on_every_order(direction):
+    model, batch = tiny(pair_direction=direction), random_batch(1, SIZES)
+    logits = model(batch).double().tolist()
+    for b, n in enumerate(SIZES):
+        orders = all_orders(n, max(SIZES))
+        scores = model.log_prob(repeat_document(batch, b, len(orders)), orders)
+        for order, score in zip(orders.tolist(), scores.tolist(), strict=True):
+            expected = explicit_score(logits[b], order[:n], direction)
+            assert score == pytest.approx(expected, abs=1e-4)
+
+
+@pytest.mark.parametrize("direction", ["presented", "both"])
+def test_pair_probabilities_are_complementary(direction):
+    model, batch = tiny(pair_direction=direction), random_batch(2, SIZES)
+    probs = model.pair_log_probs(batch).exp()[0, :4, :4]
+    off = ~torch.eye(4, dtype=torch.bool)
+    torch.testing.assert_close((probs + probs.T)[off], torch.ones(12))
+
+
+def test_discrimination_counts_permutations_scored_below_the_original():
+    model, batch = tiny(), random_batch(3, SIZES)
+    sampler = PermutationSampler("synthetic", "test", 0)
+    records = {r["id"]: r for r in score_batch(model, batch, sampler)}
+    logits = model(batch).double().tolist()
+    for b, n in enumerate(SIZES):
+        if n < 2:
+            continue
+        gold = batch["gold_order"][b, :n].tolist()
+        original = explicit_score(logits[b], gold, "presented")
+        permutations = sampler(batch["doc_ids"][b], n)
+        # the sampler's permutations are of gold positions: map them to presented indices
+        scores = [
+            explicit_score(logits[b], [gold[i] for i in p], "presented") for p in permutations
+        ]
+        record = records[batch["doc_ids"][b]]
+        assert record["n_pairs"] == len(scores)
+        assert record["wins"] == sum(original > s + 1e-6 for s in scores)
+
+
+def test_loss_is_the_mean_pair_cross_entropy():
+    model, batch = tiny(), random_batch(4, SIZES)
+    logits = model(batch)
+    terms = []
+    for b, n in enumerate(SIZES):
+        position = {s: k for k, s in enumerate(batch["gold_order"][b, :n].tolist())}
+        for i in range(n):
+            for j in range(n):
+                if i != j:
+                    label = torch.tensor(float(position[i] < position[j]))
+                    terms.append(F.binary_cross_entropy_with_logits(logits[b, i, j], label))
+    torch.testing.assert_close(model.loss(batch), torch.stack(terms).mean())
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [dict(), dict(cycle_rule="confidence"), dict(decoder="winsum"), dict(pair_direction="both")],
+)
+def test_decode_sorts_the_pair_probabilities_and_ignores_padding(settings):
+    model, batch = tiny(**settings), random_batch(5, SIZES)
+    orders = model.decode(batch, beam_size=4)
+    assert_valid_orders(orders, batch["n_sentences"])
+    probs = model.pair_log_probs(batch).exp().detach().numpy()
+    for b, n in enumerate(SIZES):
+        if model.decoder == "tsort":
+            expected = topological_order(probs[b, :n, :n], model.cycle_rule)
+        else:
+            expected = win_order(probs[b, :n, :n])
+        assert orders[b, :n].tolist() == expected
+        alone = sub_batch(batch, b)
+        assert model.decode(alone)[0].tolist() == expected
+        torch.testing.assert_close(
+            model.log_prob(alone, alone["gold_order"])[0],
+            model.log_prob(batch, batch["gold_order"])[b],
+        )
+
+
+def test_gradients_reach_every_parameter():
+    model = tiny().train()
+    model.loss(random_batch(6, SIZES)).backward()
+    for name, parameter in model.named_parameters():
+        assert parameter.grad is not None and parameter.grad.abs().sum() > 0, name
+
+
+def test_noise_and_bad_options_are_refused_clearly():
+    with pytest.raises(ValueError, match=r"pairwise_tsort .*dataset\.noise"):
+        tiny(end_candidate=True)
+    with pytest.raises(ValueError, match="model.net.decoder"):
+        tiny(decoder="beam")
+    with pytest.raises(ValueError, match="model.net.sentence_encoder"):
+        tiny(sentence_encoder="gru")
