@@ -5,13 +5,23 @@
 ``load_from_disk``), or anything ``load_dataset`` accepts: a folder of data files
 (json/jsonl/csv/parquet ...) or a hub id (with ``name`` its configuration). ``splits`` maps
 our split names to the dataset's (default ``train``/``validation``/``test``). Each row is
-one document:
+one document, its sentences taken from exactly one of
 
-- ``sentences_column``: a list of strings in gold order; or
+- ``sentences_column``: a list of strings in gold order;
+- ``sentence_columns``: one string column per sentence, in gold order (ROCStories on the
+  hub: ``[sentence1, ..., sentence5]``); empty cells are skipped;
 - ``text_column`` + ``sentence_splitter``: one text, split into sentences, one per line
   (``newline``) or by the rule-based English splitter ``data.sentence_split``
   (``rules``: sentence-final punctuation, abbreviations and initials kept whole);
-- ``id_column``: document ids (default ``<split>-<row>``), unique per split.
+
+and ``id_column``: document ids (default ``<split>-<row>``), unique per split;
+``group_column``: the text a document comes from (``Document.source``, e.g. an album or a
+source file).
+
+A dataset with a single split (e.g. only ``train``) is cut into ours with ``split_from``
+(that split's name; ``splits`` is then not used): whole groups of ``group_column`` (each
+document its own group without one) go to train/valid/test in ``split_fractions``, shuffled
+with ``split_seed`` (``data.splits.group_split``), so no source crosses splits.
 
 The reader has no ``fingerprint()``: the DataModule keys the processed cache on a hash of
 the documents, so a changed dataset is never served stale.
@@ -28,7 +38,7 @@ from data.document import Document
 from data.errors import DataFormatError
 from data.readers.sources import SOURCES
 from data.sentence_split import split_sentences
-from data.splits import SPLIT_NAMES
+from data.splits import SPLIT_NAMES, group_split
 
 SOURCE = SOURCES["hf"]
 DEFAULT_SPLITS = {"train": "train", "valid": "validation", "test": "test"}
@@ -75,55 +85,87 @@ class HFReader:
         sentences_column: str | None = "sentences",
         text_column: str | None = None,
         sentence_splitter: str = "newline",
+        sentence_columns: list[str] | None = None,
+        group_column: str | None = None,
+        split_from: str | None = None,
+        split_fractions: list[float] | tuple[float, ...] = (0.8, 0.1, 0.1),
+        split_seed: int = 0,
     ) -> None:
         self.splits = dict(DEFAULT_SPLITS if splits is None else splits)
         if sorted(self.splits) != sorted(SPLIT_NAMES):
             raise ValueError(
                 f"splits maps {list(SPLIT_NAMES)} to dataset splits, got {self.splits}"
             )
-        if (sentences_column is None) == (text_column is None):
+        sentence_columns = None if sentence_columns is None else [str(c) for c in sentence_columns]
+        if sum(c is not None for c in (sentences_column, sentence_columns, text_column)) != 1:
             raise ValueError(
-                "set exactly one of dataset.reader.sentences_column and "
-                "dataset.reader.text_column (the other to null)"
+                "set exactly one of dataset.reader.sentences_column, sentence_columns and "
+                "text_column (the others to null)"
             )
+        if sentence_columns is not None and not sentence_columns:
+            raise ValueError("dataset.reader.sentence_columns names no column")
         if sentence_splitter not in SPLITTERS:
             raise ValueError(f"sentence_splitter must be one of {sorted(SPLITTERS)}")
+        split_fractions = tuple(float(f) for f in split_fractions)
+        if len(split_fractions) != len(SPLIT_NAMES):
+            raise ValueError(
+                f"dataset.reader.split_fractions: one fraction for each of {list(SPLIT_NAMES)}, "
+                f"got {list(split_fractions)}"
+            )
         self.path, self.name = path, name
         self.id_column = id_column
         self.sentences_column, self.text_column = sentences_column, text_column
+        self.sentence_columns = sentence_columns
         self.sentence_splitter = sentence_splitter
+        self.group_column = group_column
+        self.split_from, self.split_fractions = split_from, split_fractions
+        self.split_seed = int(split_seed)
 
     def __repr__(self) -> str:
         return f"HFReader({vars(self)})"
 
-    def _documents(self, split: str, table: datasets.Dataset) -> list[Document]:
-        where = f"{self.path} [{self.splits[split]}]"
-        content = self.sentences_column or self.text_column
-        columns = [c for c in (self.id_column, content) if c is not None]
+    def _sentences(self, rows: dict[str, list], k: int, where: str) -> list[str]:
+        """The sentences of row ``k`` (``rows``: column -> values)."""
+        if self.sentence_columns is not None:
+            cells = {c: rows[c][k] for c in self.sentence_columns}
+            bad = [c for c, v in cells.items() if not isinstance(v, str | None)]
+            if bad:
+                raise DataFormatError(f"{where} row {k}: {bad[0]!r} is not a string")
+            return [v.strip() for v in cells.values() if v is not None and v.strip()]
+        if self.text_column is not None:
+            value = rows[self.text_column][k]
+            if not isinstance(value, str):
+                raise DataFormatError(f"{where} row {k}: {self.text_column!r} is not a string")
+            return SPLITTERS[self.sentence_splitter](value)
+        value = rows[self.sentences_column][k]
+        if not isinstance(value, list):
+            raise DataFormatError(
+                f"{where} row {k}: {self.sentences_column!r} is not a list of strings"
+            )
+        return value
+
+    def _documents(self, split: str, name: str, table: datasets.Dataset) -> list[Document]:
+        where = f"{self.path} [{name}]"
+        content = self.sentence_columns or [self.sentences_column or self.text_column]
+        columns = [c for c in (self.id_column, self.group_column, *content) if c is not None]
         missing = [c for c in columns if c not in table.column_names]
         if missing:
             raise DataFormatError(
-                f"{where}: no column(s) {missing} (dataset.reader.*_column); the dataset has "
-                f"{table.column_names}"
+                f"{where}: no column(s) {missing} (dataset.reader.*_column(s)); the dataset "
+                f"has {table.column_names}"
             )
-        rows = table.select_columns(columns).to_dict()
-        split_text = SPLITTERS[self.sentence_splitter]
+        rows = table.select_columns(list(dict.fromkeys(columns))).to_dict()
         documents, first_row = [], {}
-        for k, value in enumerate(rows[content]):
+        for k in range(table.num_rows):
             doc_id = str(rows[self.id_column][k]) if self.id_column else f"{split}-{k}"
             if doc_id in first_row:
                 raise DataFormatError(
                     f"{where} row {k}: duplicate id {doc_id!r} (first at row {first_row[doc_id]})"
                 )
             first_row[doc_id] = k
-            if self.text_column is not None:
-                if not isinstance(value, str):
-                    raise DataFormatError(f"{where} row {k}: {content!r} is not a string")
-                value = split_text(value)
-            elif not isinstance(value, list):
-                raise DataFormatError(f"{where} row {k}: {content!r} is not a list of strings")
+            group = str(rows[self.group_column][k]) if self.group_column else ""
             try:
-                documents.append(Document(id=doc_id, sentences=value))
+                documents.append(Document(doc_id, self._sentences(rows, k, where), source=group))
             except DataFormatError as err:
                 raise DataFormatError(f"{where} row {k}: {err}") from None
         return documents
@@ -132,10 +174,19 @@ class HFReader:
         if self.path is None:
             raise SOURCE.not_found("dataset.path is not set")
         loaded = load(self.path, self.name)
-        absent = [s for s in self.splits.values() if s not in loaded]
+        wanted = [self.split_from] if self.split_from is not None else list(self.splits.values())
+        absent = [s for s in wanted if s not in loaded]
         if absent:
             raise SOURCE.not_found(
                 f"{self.path!r} has no split(s) {absent} (it has {list(loaded)}); map them "
-                "with dataset.reader.splits"
+                "with dataset.reader.splits, or cut one with dataset.reader.split_from"
             )
-        return {split: self._documents(split, loaded[name]) for split, name in self.splits.items()}
+        if self.split_from is None:
+            return {
+                split: self._documents(split, name, loaded[name])
+                for split, name in self.splits.items()
+            }
+        pooled = self._documents(self.split_from, self.split_from, loaded[self.split_from])
+        return group_split(
+            pooled, lambda doc: doc.source, fractions=self.split_fractions, seed=self.split_seed
+        )
