@@ -158,3 +158,16 @@ def published_copy_order(n: int, copy: int) -> list[int]:
     article: a rotation by ``copy``, reversed for odd copies."""
     order = [(k + copy) % n for k in range(n)]
     return order[::-1] if copy % 2 else order
+
+
+def write_sind_arxiv(root: Path, stories: dict[str, list[list[str]]]) -> Path:
+    """``{split}.txt`` as in ATTOrderNet's SIND release: per story a header ``000000``, its
+    number padded with spaces, five sentences with trailing spaces; stories separated by a
+    line of spaces (not an empty line)."""
+    root.mkdir(parents=True, exist_ok=True)
+    for split, texts in stories.items():
+        lines = []
+        for k, sentences in enumerate(texts, start=1):
+            lines += ["000000", f"{k}        ", *(f"{s}  " for s in sentences), "    "]
+        (root / f"{split}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root

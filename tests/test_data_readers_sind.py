@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from fixtures_readers import TRICKY, write_sind
+from fixtures_readers import TRICKY, write_sind, write_sind_arxiv
 
+from data.duplicates import check_duplicates
 from data.errors import DataFormatError
 from data.readers.sind import SindReader
 from data.readers.sources import DatasetNotFoundError
@@ -75,3 +76,27 @@ def test_bad_content_is_named(tmp_path: Path) -> None:
     (folder / "train.story-in-sequence.json").write_text('{"annotations": [', encoding="utf-8")
     with pytest.raises(DataFormatError, match=r"train\.story-in-sequence\.json:1: malformed JSON"):
         SindReader(str(folder)).read_splits()
+
+
+def test_arxiv_layout_of_the_attordernet_release(tmp_path: Path) -> None:
+    texts = {
+        "train": [story("ann"), story("bob")],
+        "valid": [story("cy")],
+        "test": [story("dee"), story("eve"), story("dee")],  # the release repeats some stories
+    }
+    root = write_sind_arxiv(tmp_path / "sind_arxiv", texts)
+    reader = SindReader(str(root), layout="arxiv")
+    splits = reader.read_splits()
+    assert {s: len(d) for s, d in splits.items()} == {"train": 2, "valid": 1, "test": 3}
+    doc = splits["test"][1]
+    assert (doc.id, doc.sentences) == ("test-1", tuple(story("eve")))
+    assert doc.meta == {"header": ["000000", "2"]}
+    assert check_duplicates(splits).counts()["test"] == 1
+    (root / "train.txt").unlink()  # as in the release, which ships no train file
+    assert len(reader.read_split("test")) == 3
+    with pytest.raises(
+        DatasetNotFoundError, match=r"train.txt is missing \(dataset.reader.layout=arxiv"
+    ):
+        reader.read_splits()
+    with pytest.raises(ValueError, match="layout must be one of"):
+        SindReader(str(root), layout="txt")

@@ -38,6 +38,25 @@ def blocks(path: Path) -> Iterator[list[str]]:
         yield block
 
 
+def read_documents(split: str, path: Path) -> list[Document]:
+    """The documents of one file in the layout of the module docstring (possibly none)."""
+    documents, skipped = [], 0
+    for block in blocks(path):
+        if len(block) <= HEADER_LINES:
+            skipped += 1
+            continue
+        documents.append(
+            Document(
+                id=f"{split}-{len(documents)}",
+                sentences=block[HEADER_LINES:],
+                meta={"header": block[:HEADER_LINES]},
+            )
+        )
+    if skipped:
+        log.warning("%s: skipped %d block(s) with no sentence after the header", path, skipped)
+    return documents
+
+
 class ArxivReader(PublishedReader):
     """Reads ``<path>/{train,valid,test}.txt`` (see the module docstring)."""
 
@@ -48,20 +67,7 @@ class ArxivReader(PublishedReader):
         return [self.require_file(root / f"{split}.txt") for split in SPLIT_NAMES]
 
     def _read(self, split: str, path: Path) -> list[Document]:
-        documents, skipped = [], 0
-        for block in blocks(path):
-            if len(block) <= HEADER_LINES:
-                skipped += 1
-                continue
-            documents.append(
-                Document(
-                    id=f"{split}-{len(documents)}",
-                    sentences=block[HEADER_LINES:],
-                    meta={"header": block[:HEADER_LINES]},
-                )
-            )
-        if skipped:
-            log.warning("%s: skipped %d block(s) with no sentence after the header", path, skipped)
+        documents = read_documents(split, path)
         if not documents:
             raise self.source.not_found(f"{path} holds no document")
         return documents

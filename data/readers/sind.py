@@ -10,6 +10,12 @@ replaced by placeholders). A story is the sentences sharing a ``story_id``, orde
 ``worker_arranged_photo_order``; ``text_field`` picks which text is kept. Ids are the
 story ids, stories keep their first-appearance order, ``source`` is the album (VIST's
 splits are by album) and ``meta = {"album_id"}``.
+
+``layout: arxiv`` reads instead the text files ATTOrderNet's release ships (Cui et al. 2018):
+``train.txt``, ``valid.txt``, ``test.txt`` in the arXiv-abstract layout of
+``data.readers.arxiv`` (stories separated by a whitespace-only line, two header lines, five
+lower-cased ``text`` sentences with name placeholders); ids ``<split>-<k>``, no album, so
+``source`` is the id. The published valid/test hold 4,990 / 5,055 stories.
 """
 
 from __future__ import annotations
@@ -19,12 +25,19 @@ from pathlib import Path
 
 from data.document import Document
 from data.errors import DataFormatError
+from data.readers.arxiv import read_documents
 from data.readers.published import PublishedReader
+from data.splits import SPLIT_NAMES
 
 FILES = {"train": "train", "valid": "val", "test": "test"}
 SUFFIX = ".story-in-sequence.json"
 TEXT_FIELDS = ("original_text", "text")
 KEYS = ("story_id", "album_id", "worker_arranged_photo_order")
+LAYOUTS = ("vist", "arxiv")
+ARXIV_LAYOUT = (
+    " (dataset.reader.layout=arxiv: train.txt, valid.txt and test.txt, blank-line separated "
+    "stories with two header lines, as in ATTOrderNet's release)"
+)
 
 
 def _annotation(entry: object, where: str, text_field: str) -> dict:
@@ -75,21 +88,43 @@ def read_stories(path: Path, text_field: str) -> list[Document]:
 
 class SindReader(PublishedReader):
     """``path``: the folder with the three story-in-sequence files (or their ``sis/``
-    parent); ``text_field``: ``original_text`` (default) or ``text``."""
+    parent); ``text_field``: ``original_text`` (default) or ``text``; ``layout``: ``vist``
+    (the JSON files, default) or ``arxiv`` (see the module docstring)."""
 
     KIND = "sind"
 
-    def __init__(self, path: str | None, text_field: str = "original_text") -> None:
+    def __init__(
+        self, path: str | None, text_field: str = "original_text", layout: str = "vist"
+    ) -> None:
         if text_field not in TEXT_FIELDS:
             raise ValueError(f"text_field must be one of {TEXT_FIELDS}, got {text_field!r}")
+        if layout not in LAYOUTS:
+            raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
         super().__init__(path)
         self.text_field = text_field
+        self.layout = layout
+
+    def file(self, split: str) -> Path:
+        """The file of ``split`` (``train``, ``valid`` or ``test``)."""
+        root = self.root()
+        if self.layout == "arxiv":
+            return self.require_file(root / f"{split}.txt", ARXIV_LAYOUT)
+        folder = root / "sis" if (root / "sis" / f"train{SUFFIX}").is_file() else root
+        return self.require_file(folder / f"{FILES[split]}{SUFFIX}")
 
     def files(self) -> list[Path]:
-        root = self.root()
-        folder = root / "sis" if (root / "sis" / f"train{SUFFIX}").is_file() else root
-        return [self.require_file(folder / f"{name}{SUFFIX}") for name in FILES.values()]
+        return [self.file(split) for split in SPLIT_NAMES]
+
+    def read_split(self, split: str) -> list[Document]:
+        """The stories of one split (the other files need not exist)."""
+        path = self.file(split)
+        if self.layout == "vist":
+            return read_stories(path, self.text_field)
+        documents = read_documents(split, path)
+        if not documents:
+            raise DataFormatError(f"{path}: no stories")
+        return documents
 
     def read_splits(self) -> dict[str, list[Document]]:
-        files = zip(FILES, self.files(), strict=True)
-        return {split: read_stories(path, self.text_field) for split, path in files}
+        self.files()  # every file is there before any is read
+        return {split: self.read_split(split) for split in SPLIT_NAMES}
