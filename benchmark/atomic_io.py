@@ -1,35 +1,61 @@
-"""Atomic file writes: a reader sees the old file or the whole new one, never a part."""
+"""Atomic file writes: a reader sees the old file or the whole new one, never a part.
+
+The temporary file lies in the target's own folder (a rename across filesystems is a
+copy, not atomic), is synced to disk before the rename, and is created with mode 0666
+less the umask, like any file `open` creates; the folder is synced after the rename.
+"""
 
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
 from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
+
+
+def _sync_dir(folder: Path) -> None:
+    """Make a rename in `folder` durable (where the platform allows opening a folder)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
     """Let `write` fill a temporary file in the same folder, then rename it to `path`."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # umask applies
     try:
-        write(Path(tmp))
+        write(tmp)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+    _sync_dir(path.parent)
     return path
+
+
+def atomic_write_bytes(path: Path, fill: Callable[[BinaryIO], None]) -> Path:
+    """Write `path` atomically through `fill(handle)`, synced to disk before the rename."""
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "wb") as handle:
+            fill(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    return atomic_write(path, write)
 
 
 def atomic_write_text(path: Path, text: str) -> None:
     """Write `text` to `path` atomically, synced to disk before the rename."""
-
-    def write(tmp: Path) -> None:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-
-    atomic_write(path, write)
+    atomic_write_bytes(path, lambda handle: handle.write(text.encode("utf-8")))

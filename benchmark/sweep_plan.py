@@ -2,7 +2,10 @@
 
 - `metrics.json` holds the same resolved config (`benchmark.sweep_config_diff`): **skip**.
 - `checkpoints/last.ckpt` exists and `checkpoints/resume.json` (written when the training
-  started) holds the same config: **resume** from `last.ckpt`, with the same W&B run id.
+  started) holds the same config: **resume** from the newest intact checkpoint (`last.ckpt`,
+  written after every epoch, else `best.ckpt`), with the same W&B run id. A damaged file
+  is passed over with a warning naming it (`benchmark.checkpoint_io`); with none intact
+  the run starts afresh.
 - Nothing of the run yet: **fresh** start, with a new W&B run id.
 
 A finished record or a checkpoint made with another config is a conflict, raised with
@@ -14,6 +17,7 @@ Planning only reads files, so every process of a distributed run reaches the sam
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,13 +26,17 @@ import pytorch_lightning as pl
 from omegaconf import DictConfig
 
 from benchmark.atomic_io import atomic_write_text
+from benchmark.checkpoint_io import CheckpointPosition, newest_intact_checkpoint
 from benchmark.run_record import RECORD_NAME, read_run_record
 from benchmark.sweep_config_diff import comparable_config, config_differences
 
 CHECKPOINT_DIR = "checkpoints"
 LAST_CHECKPOINT = "last.ckpt"
+BEST_CHECKPOINT = "best.ckpt"
 RESUME_INFO = "resume.json"
 _SHOWN_DIFFERENCES = 5
+
+log = logging.getLogger(__name__)
 
 
 class RunConflictError(RuntimeError):
@@ -40,7 +48,8 @@ class RunPlan:
     action: str  # "skip" | "resume" | "fresh"
     config: dict  # the comparable config of this launch
     wandb_id: str  # W&B run id: kept across resumes, new for a fresh start
-    ckpt_path: Path | None = None  # last.ckpt when resuming
+    ckpt_path: Path | None = None  # the checkpoint resumed from
+    resume_from: CheckpointPosition | None = None  # its epoch and step
 
 
 def _conflict(path: Path, old: dict, new: dict) -> RunConflictError | None:
@@ -71,7 +80,7 @@ def plan_run(run_dir: Path, cfg: DictConfig) -> RunPlan:
             raise conflict
         return RunPlan("skip", config, "")
     last = run_dir / CHECKPOINT_DIR / LAST_CHECKPOINT
-    if not last.is_file():
+    if not last.is_file() and not (run_dir / CHECKPOINT_DIR / BEST_CHECKPOINT).is_file():
         return fresh
     info_path = run_dir / CHECKPOINT_DIR / RESUME_INFO
     if not info_path.is_file():
@@ -79,11 +88,24 @@ def plan_run(run_dir: Path, cfg: DictConfig) -> RunPlan:
             f"{last} has no {RESUME_INFO} beside it, so its config is unknown; "
             "pass `rerun=true` to train from scratch, or delete the checkpoint."
         )
-    info = json.loads(info_path.read_text(encoding="utf-8"))
-    conflict = _conflict(last, info["config"], config)
+    try:
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+        old_config, wandb_id = info["config"], info["wandb_id"]
+    except (ValueError, KeyError, TypeError) as error:
+        raise RunConflictError(
+            f"{info_path}: unreadable ({error}); pass `rerun=true` to train from scratch"
+        ) from None
+    conflict = _conflict(last, old_config, config)
     if conflict:
         raise conflict
-    return RunPlan("resume", config, info["wandb_id"], last)
+    folder = run_dir / CHECKPOINT_DIR
+    position = newest_intact_checkpoint([folder / LAST_CHECKPOINT, folder / BEST_CHECKPOINT])
+    if position is None:
+        log.warning("%s: no intact checkpoint; training from scratch", folder)
+        return fresh
+    if position.path != last:
+        log.warning("resuming from %s (epoch %d) instead", position.path, position.epoch)
+    return RunPlan("resume", config, wandb_id, position.path, position)
 
 
 class ResumeInfo(pl.Callback):

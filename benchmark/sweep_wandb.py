@@ -13,11 +13,15 @@ from benchmark.sweep_plan import RunPlan
 
 
 def build_loggers(logger_cfgs: DictConfig | None, plan: RunPlan) -> list:
-    """Instantiate `cfg.logger`; a logger config with `id: null` gets the run's W&B id."""
+    """Instantiate `cfg.logger`; a logger config with `id: null` gets the run's W&B id,
+    a resumable CSV log the checkpoint the run resumes from."""
     loggers = []
     for logger_cfg in (logger_cfgs or {}).values():
         run_id = {"id": plan.wandb_id} if "id" in logger_cfg and logger_cfg.id is None else {}
-        loggers.append(instantiate(logger_cfg, **run_id))
+        logger = instantiate(logger_cfg, **run_id)
+        if hasattr(logger, "continue_from"):  # the CSV log keeps the epochs before a resume
+            logger.continue_from(plan.resume_from)
+        loggers.append(logger)
     return loggers
 
 

@@ -15,12 +15,14 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 import time
 from pathlib import Path
 
 import hydra
 import pytorch_lightning as pl
 import torch
+from hydra import compose
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from hydra.utils import instantiate
@@ -30,12 +32,16 @@ from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint, Timer
 from benchmark.atomic_io import atomic_write_text
 from benchmark.bootstrap import CI_ALPHA, bootstrap_summary
 from benchmark.breakdowns import breakdowns
+from benchmark.checkpoint_io import AtomicCheckpointIO, checkpoint_callbacks
+from benchmark.config_check import ConfigError, check_config, check_scorable_splits
 from benchmark.discrimination import add_to_record, discrimination_records
+from benchmark.finite_guard import FiniteGuard, NonFiniteError
 from benchmark.lit_module import OrderingTask
 from benchmark.metrics import HEADLINE_ACCURACY
 from benchmark.prediction_records import gather_records, with_meta
 from benchmark.predictions import write_predictions
 from benchmark.run_environment import run_environment
+from benchmark.run_lock import ReadOnlyRunError, RunLockedError, take_run_lock
 from benchmark.run_record import (
     PREDICTIONS_NAME,
     VOCAB_NAME,
@@ -44,14 +50,26 @@ from benchmark.run_record import (
     write_run_record,
 )
 from benchmark.sweep_failure import clear_failure, write_failure
-from benchmark.sweep_plan import CHECKPOINT_DIR, ResumeInfo, RunPlan, plan_run
+from benchmark.sweep_plan import (
+    CHECKPOINT_DIR,
+    ResumeInfo,
+    RunConflictError,
+    RunPlan,
+    plan_run,
+)
 from benchmark.sweep_resolvers import register_resolvers
 from benchmark.sweep_submitit import prepare_processes, submitit_logs
 from benchmark.sweep_wandb import build_loggers, finish_wandb
 from benchmark.training_progress import training_progress
+from data.errors import DataFormatError
 from data.noise import has_noise, noise_label, noise_setting
 
 log = logging.getLogger(__name__)
+# errors whose message says all (the key, file:line or run directory): one line, no traceback
+ONE_LINE_ERRORS = (
+    ConfigError, DataFormatError, NonFiniteError, ReadOnlyRunError, RunConflictError,
+    RunLockedError,
+)
 
 
 def dataset_noise(cfg: DictConfig) -> str:
@@ -101,18 +119,13 @@ def build_trainer(
     cfg: DictConfig, run_dir: Path, plan: RunPlan
 ) -> tuple[pl.Trainer, ModelCheckpoint, Timer]:
     """The Trainer with model selection on valid (checkpoint + early stopping), resumable:
-    `last.ckpt` after every validation, the training time carried across resumes (the
-    `Timer` also enforces `trainer.max_time`), and the W&B run id of `plan`."""
-    checkpoint = ModelCheckpoint(
-        dirpath=run_dir / CHECKPOINT_DIR,
-        filename="best",
-        monitor=cfg.early_stopping.monitor,
-        mode="max",
-        save_last=True,
-        enable_version_counter=False,  # a fresh start replaces stale files, no best-v1.ckpt
-    )
+    `last.ckpt` after every epoch (saved atomically), the training time carried across
+    resumes (the `Timer` also enforces `trainer.max_time`), the NaN/inf guard and the W&B
+    run id of `plan`."""
+    monitor = cfg.early_stopping.monitor
+    checkpoint, last = checkpoint_callbacks(run_dir / CHECKPOINT_DIR, monitor)
     timer = Timer(duration=cfg.trainer.get("max_time"))
-    callbacks = [checkpoint, timer, ResumeInfo(run_dir, plan)]
+    callbacks = [checkpoint, last, timer, ResumeInfo(run_dir, plan), FiniteGuard(monitor)]
     if cfg.early_stopping.patience:
         callbacks.append(
             EarlyStopping(
@@ -125,6 +138,7 @@ def build_trainer(
         max_time=None,  # enforced by the Timer above
         use_distributed_sampler=False,  # the DataModule shards its batches (data/sampler.py)
         callbacks=callbacks,
+        plugins=[AtomicCheckpointIO()],  # checkpoints renamed into place in their folder
         logger=loggers or False,
         default_root_dir=run_dir,
     )
@@ -140,6 +154,9 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
     datamodule = build_datamodule(cfg)
     datamodule.prepare_data()
     datamodule.setup("fit")
+    check_scorable_splits(
+        cfg.dataset.name, datamodule.documents, cfg.include_trivial, has_noise(dataset_noise(cfg))
+    )
     atomic_write_text(run_dir / VOCAB_NAME, datamodule.vocab.to_json())  # same on every rank
     task = build_task(cfg, datamodule)
     trainer, checkpoint, timer = build_trainer(cfg, run_dir, plan)
@@ -246,27 +263,55 @@ def main(cfg: DictConfig) -> None:
     hydra_cfg = HydraConfig.get()
     run_dir = Path(hydra_cfg.runtime.output_dir)
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
-    failed = False
+    failed, lock, read_only = False, None, None
     try:
+        check_config(cfg, hydra_cfg.overrides.task, compose_overrides)
         prepare_processes(cfg, multirun)
+        try:
+            lock = take_run_lock(run_dir)  # one launch per run directory
+        except ReadOnlyRunError as error:
+            read_only = error  # a finished run can still be skipped
         plan = plan_run(run_dir, cfg)
         if plan.action == "skip":
             log.info("%s: finished with this config, skipped (rerun=true trains it again)", run_dir)
             record = read_run_record(run_dir)
+        elif read_only is not None:
+            raise read_only
         else:
             record = run(cfg, run_dir, plan)
     except Exception as error:
         failed = True
-        write_failure(run_dir, error, [run_dir / f"{hydra_cfg.job.name}.log", *submitit_logs()])
+        record_failure(run_dir, error, [run_dir / f"{hydra_cfg.job.name}.log", *submitit_logs()])
         if not multirun:
+            if isinstance(error, ONE_LINE_ERRORS):  # said in full in one line, no traceback
+                print(f"error: {error}", file=sys.stderr)
+                sys.exit(2 if isinstance(error, ConfigError) else 1)
             raise
         log.exception("%s: run failed; the sweep goes on", run_dir)
         return
     finally:
         finish_wandb(failed)
+        if lock is not None:
+            lock.release()
     if record:
         clear_failure(run_dir)
         print(json.dumps({"run_dir": str(run_dir), "test": record["split"]["test"]}, indent=2))
+
+
+def compose_overrides(overrides: list[str]) -> DictConfig:
+    """The config of these overrides, composed inside the running Hydra app."""
+    return compose(config_name="config", overrides=overrides)
+
+
+def record_failure(run_dir: Path, error: BaseException, logs: list[Path]) -> None:
+    """`failed.json` for the sweep summary; not for a launch refused because another one
+    runs there, and a folder that cannot take it (read-only, full) is said in the log."""
+    if isinstance(error, RunLockedError):
+        return
+    try:
+        write_failure(run_dir, error, logs)
+    except OSError as write_error:
+        log.error("%s: failed.json could not be written (%s)", run_dir, write_error)
 
 
 if __name__ == "__main__":

@@ -27,13 +27,21 @@ def placed_before(orders: Tensor, num_candidates: int) -> Tensor:
     return (chosen.cumsum(dim=1) - chosen) > 0  # exclusive prefix: strictly before step k
 
 
+NAN_LOG_PROB = -1e30  # an available candidate whose score is NaN: below any real one
+
+
 def candidate_log_probs(scores: Tensor, available: Tensor) -> Tensor:
     """Masked scores (R, N) -> float32 log-probabilities, -inf where not available.
 
     The searches rank hypotheses with these; a candidate that is not available can then
-    never outrank one that is.
+    never outrank one that is. Validity decides, never the score's value: a NaN (from a
+    diverged model) becomes NAN_LOG_PROB, finite and below every real log-probability, so
+    NaN scores still give valid orders (NaN would outrank everything in a sort or argmax).
     """
-    return F.log_softmax(scores.float(), dim=-1).masked_fill(~available, float("-inf"))
+    log_probs = F.log_softmax(scores.float(), dim=-1).nan_to_num(
+        nan=NAN_LOG_PROB, posinf=NAN_LOG_PROB, neginf=float("-inf")
+    )
+    return log_probs.masked_fill(~available, float("-inf"))
 
 
 def order_log_prob(scores: Tensor, orders: Tensor) -> Tensor:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import torch
 from omegaconf import OmegaConf
 
 from benchmark.run_record import write_run_record
@@ -36,10 +37,15 @@ def finish(run_dir: Path, cfg) -> None:
     write_run_record(run_dir, {"config": resolved})
 
 
+def save_checkpoint(path: Path, epoch: int, global_step: int) -> None:
+    """A checkpoint with the keys a resume reads (weights do not matter here)."""
+    torch.save({"state_dict": {}, "epoch": epoch, "global_step": global_step}, path)
+
+
 def start_training(run_dir: Path, cfg, wandb_id: str = "abc123") -> None:
     checkpoints = run_dir / "checkpoints"
     checkpoints.mkdir(parents=True)
-    (checkpoints / "last.ckpt").write_bytes(b"")
+    save_checkpoint(checkpoints / "last.ckpt", epoch=2, global_step=12)
     info = {"config": comparable_config(cfg), "wandb_id": wandb_id}
     (checkpoints / "resume.json").write_text(json.dumps(info))
 
@@ -86,6 +92,28 @@ def test_an_interrupted_training_resumes_from_last_ckpt_with_its_wandb_id(tmp_pa
     plan = plan_run(tmp_path, config())
     assert plan.action == "resume" and plan.wandb_id == "run-7"
     assert plan.ckpt_path == tmp_path / "checkpoints" / "last.ckpt"
+    assert (plan.resume_from.epoch, plan.resume_from.global_step) == (2, 12)
+
+
+def test_a_truncated_last_ckpt_falls_back_to_the_best_with_a_warning_naming_it(
+    tmp_path: Path, caplog
+):
+    start_training(tmp_path, config(), wandb_id="run-7")
+    last, best = tmp_path / "checkpoints" / "last.ckpt", tmp_path / "checkpoints" / "best.ckpt"
+    save_checkpoint(best, epoch=1, global_step=8)
+    last.write_bytes(last.read_bytes()[:300])  # a kill or a full disk during the save
+    plan = plan_run(tmp_path, config())
+    assert plan.action == "resume" and plan.ckpt_path == best and plan.wandb_id == "run-7"
+    assert plan.resume_from.epoch == 1
+    assert f"{last}: damaged checkpoint" in caplog.text
+
+
+def test_with_no_intact_checkpoint_the_run_starts_afresh(tmp_path: Path, caplog):
+    start_training(tmp_path, config())
+    (tmp_path / "checkpoints" / "last.ckpt").write_bytes(b"PK\x03\x04 not a checkpoint")
+    plan = plan_run(tmp_path, config())
+    assert plan.action == "fresh" and plan.ckpt_path is None
+    assert "no intact checkpoint" in caplog.text
 
 
 def test_a_checkpoint_of_another_config_is_never_resumed(tmp_path: Path):
