@@ -139,7 +139,7 @@ def test_published_test_permutations(tmp_path: Path) -> None:
     test = reader.read_splits()["test"]
     assert list(orders) == [d.id for d in test]
     for doc in test:
-        expected = [published_copy_order(len(doc), copy) for copy in range(2, 6)]
+        expected = {copy: published_copy_order(len(doc), copy) for copy in range(2, 6)}
         assert orders[doc.id] == expected
     # copies beside the articles (the default folder) give the same orders
     beside = write_barzilay_published(tmp_path / "b", {"train": 12, "test": 5}, copies=4)

@@ -77,3 +77,29 @@ def test_missing_data_names_layout(tmp_path: Path) -> None:
         RocReader(str(tmp_path / "empty"), split_files=files).read_splits()
     with pytest.raises(ValueError, match="three different files"):
         RocReader("x", split_files={"train": "a.csv", "valid": "a.csv", "test": "b.csv"})
+
+
+def test_published_csv_quirks(tmp_path: Path) -> None:
+    """As in the spring 2016 release: a file name with spaces, quoted fields with commas, a
+    ``""`` escape, sentences without final punctuation (written by hand, not csv.writer)."""
+    root = tmp_path / "roc"
+    root.mkdir()
+    header = "storyid,storytitle,sentence1,sentence2,sentence3,sentence4,sentence5"
+    rows = [
+        'q-1,"Rain, again",One day it rained.,"Then, later, it stopped.",Kim ran out,'
+        'She said ""wow"".,"The coach said ""Was it, really?"""',
+        *(f"q-{i},T{i},A {i}.,B {i}.,C {i}.,D {i}.,E {i}." for i in range(2, 11)),
+    ]
+    (root / "ROCStories__spring2016 - ROCStories_spring2016.csv").write_text(
+        "\n".join([header, *rows]) + "\n", encoding="utf-8"
+    )
+    stories = {d.id: d for docs in RocReader(str(root)).read_splits().values() for d in docs}
+    assert len(stories) == 10
+    assert stories["q-1"].meta == {"title": "Rain, again"}
+    assert stories["q-1"].sentences == (
+        "One day it rained.",
+        "Then, later, it stopped.",
+        "Kim ran out",
+        'She said "wow".',
+        'The coach said "Was it, really?"',
+    )

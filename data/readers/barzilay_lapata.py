@@ -167,14 +167,17 @@ class BarzilayLapataReader(PublishedReader):
             "test": [self._document(p) for p in self._folder(self.test_folder).articles],
         }
 
-    def published_test_permutations(self, folder: str | Path | None = None) -> dict[str, list]:
-        """The published permutations of every test article: ``{document id: [order, ...]}``
-        where ``order[j]`` is the gold position of the j-th sentence of a ``*.perm-N`` file
-        (the convention of ``data.shuffle``: presented[j] = gold sentence ``order[j]``),
-        ordered by N. ``folder`` holds the permutation files (default: the test folder,
-        where the published archive keeps them beside the articles; for Accidents the
-        published test permutations are a folder of their own). Articles without
-        permutation files get an empty list; files of unknown articles are refused."""
+    def published_test_permutations(
+        self, folder: str | Path | None = None
+    ) -> dict[str, dict[int, list[int]]]:
+        """The published permutations of every test article: ``{document id: {N: order}}``
+        where ``order[j]`` is the gold position of the j-th sentence of the file
+        ``<article>.perm-N`` (the convention of ``data.shuffle``: presented[j] = gold
+        sentence ``order[j]``), by N. ``folder`` holds the permutation files (default: the
+        test folder, where the published archive keeps them beside the articles; the
+        published Accidents test permutations, 1,986 files, are a folder of their own).
+        Articles without permutation files get ``{}``; files of unknown articles are
+        refused."""
         articles = self._folder(self.test_folder).articles
         documents = [self._document(p) for p in articles]
         directory = self.root() / self.test_folder if folder is None else Path(folder)

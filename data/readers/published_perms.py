@@ -89,15 +89,18 @@ def permutation_orders(
     documents: list[Document],
     copies: list[Path],
     read: Callable[[Path], list[tuple[int, str]]],
-) -> dict[str, list[list[int]]]:
-    """``{document id: [gold order of copy, ...]}`` (copies by N) for the ``documents`` read
-    from ``articles``; ``read(path)`` gives a copy's ``(line number, sentence)`` lines."""
+) -> dict[str, dict[int, list[int]]]:
+    """``{document id: {N: gold order of copy .perm-N}}`` (by N; the published sets miss
+    some N) for the ``documents`` read from ``articles``; ``read(path)`` gives a copy's
+    ``(line number, sentence)`` lines."""
     by_article = {article_key(p.name)[0]: doc for p, doc in zip(articles, documents, strict=True)}
-    orders: dict[str, list[list[int]]] = {doc.id: [] for doc in documents}
+    orders: dict[str, dict[int, list[int]]] = {doc.id: {} for doc in documents}
     for path in sorted(copies, key=lambda p: article_key(p.name)):
-        article = article_key(path.name)[0]
+        article, number = article_key(path.name)
         if article not in by_article:
             raise DataFormatError(f"{path}: permutation of {article!r}, not a test article")
         document = by_article[article]
-        orders[document.id].append(gold_order(path, document, read(path)))
+        if number in orders[document.id]:
+            raise DataFormatError(f"{path}: a second .perm-{number} of {article!r}")
+        orders[document.id][number] = gold_order(path, document, read(path))
     return orders
