@@ -29,6 +29,7 @@ class OrderingTask(pl.LightningModule):
         self,
         net: nn.Module,
         optimizer: Callable[..., torch.optim.Optimizer] | None = None,
+        scheduler: Callable[..., torch.optim.lr_scheduler.LRScheduler] | None = None,  # per epoch
         val_beam_size: int = 1,  # cheap greedy decoding for model selection
         test_beam_size: int = 1,  # the preset's published beam width
         include_trivial: bool = False,
@@ -37,6 +38,7 @@ class OrderingTask(pl.LightningModule):
         super().__init__()
         self.net = net
         self.optimizer_factory = optimizer
+        self.scheduler_factory = scheduler
         self.val_beam_size = val_beam_size
         self.test_beam_size = test_beam_size
         self.include_trivial = include_trivial
@@ -56,10 +58,16 @@ class OrderingTask(pl.LightningModule):
         self.log("train/loss", loss, prog_bar=True, batch_size=len(batch["doc_ids"]))
         return loss
 
-    def configure_optimizers(self) -> torch.optim.Optimizer:
+    def configure_optimizers(self) -> torch.optim.Optimizer | dict:
+        """The optimiser; with `scheduler` (model.scheduler, e.g. ExponentialLR), a learning
+        rate stepped once per training epoch."""
         if self.optimizer_factory is None:
             raise ValueError("model.optimizer is not set: a trainable model needs an optimizer")
-        return self.optimizer_factory(self.net.parameters())
+        optimizer = self.optimizer_factory(self.net.parameters())
+        if self.scheduler_factory is None:
+            return optimizer
+        scheduler = {"scheduler": self.scheduler_factory(optimizer), "interval": "epoch"}
+        return {"optimizer": optimizer, "lr_scheduler": scheduler}
 
     # -- evaluation -----------------------------------------------------------------
     def on_validation_epoch_start(self) -> None:

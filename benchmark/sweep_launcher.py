@@ -30,7 +30,7 @@ from omegaconf import DictConfig, OmegaConf
 from benchmark.slurm_pending import pending_warning, read_squeue, stuck_jobs
 from benchmark.slurm_resources import ResourceRequest, check_request, read_sinfo
 from benchmark.sweep_failure import FAILURE_NAME, clear_failure, write_failure, write_job_end
-from benchmark.sweep_plan import RunConflictError, plan_run
+from benchmark.sweep_plan import RunConflictError, finished_with
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ class _Sweep:
     @staticmethod
     def _finished(run_dir: Path, config: DictConfig) -> bool:
         try:
-            return plan_run(run_dir, config).action == "skip"
+            return finished_with(run_dir, config)
         except RunConflictError:  # the job records the conflict in failed.json
             return False
 

@@ -65,6 +65,19 @@ def _conflict(path: Path, old: dict, new: dict) -> RunConflictError | None:
     )
 
 
+def finished_with(run_dir: Path, cfg: DictConfig) -> bool:
+    """Whether `run_dir` holds a finished run of `cfg` (the **skip** of `plan_run`), read
+    from `metrics.json` alone (no checkpoint is opened): the sweep launcher submits no job
+    for such a run. A finished run of another config raises `RunConflictError`."""
+    record = Path(run_dir) / RECORD_NAME
+    if cfg.get("rerun", False) or not record.is_file():
+        return False
+    conflict = _conflict(record, read_run_record(run_dir)["config"], comparable_config(cfg))
+    if conflict:
+        raise conflict
+    return True
+
+
 def plan_run(run_dir: Path, cfg: DictConfig) -> RunPlan:
     """Decide what a launch of `cfg` does in `run_dir` (see the module docstring);
     `rerun=true` in `cfg` always starts fresh."""
@@ -73,11 +86,7 @@ def plan_run(run_dir: Path, cfg: DictConfig) -> RunPlan:
     fresh = RunPlan("fresh", config, uuid.uuid4().hex[:16])
     if cfg.get("rerun", False):
         return fresh
-    record = run_dir / RECORD_NAME
-    if record.is_file():
-        conflict = _conflict(record, read_run_record(run_dir)["config"], config)
-        if conflict:
-            raise conflict
+    if finished_with(run_dir, cfg):
         return RunPlan("skip", config, "")
     last = run_dir / CHECKPOINT_DIR / LAST_CHECKPOINT
     if not last.is_file() and not (run_dir / CHECKPOINT_DIR / BEST_CHECKPOINT).is_file():
