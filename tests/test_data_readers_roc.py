@@ -87,7 +87,7 @@ def test_published_csv_quirks(tmp_path: Path) -> None:
     header = "storyid,storytitle,sentence1,sentence2,sentence3,sentence4,sentence5"
     rows = [
         'q-1,"Rain, again",One day it rained.,"Then, later, it stopped.",Kim ran out,'
-        'She said ""wow"".,"The coach said ""Was it, really?"""',
+        '"She said ""wow"".","The coach said ""Was it, really?"""',
         *(f"q-{i},T{i},A {i}.,B {i}.,C {i}.,D {i}.,E {i}." for i in range(2, 11)),
     ]
     (root / "ROCStories__spring2016 - ROCStories_spring2016.csv").write_text(
