@@ -14,7 +14,7 @@ CPU_THREADS ?= 1
 RUNS       ?= runs
 
 .PHONY: help setup train test test-slow data lint leaderboard plots bench \
-	sweep sweep-local sweep-list sweep-summary
+	sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -64,3 +64,22 @@ sweep-list: setup  ## dry run of `make sweep`: the jobs of SWEEP and what each w
 
 sweep-summary: setup  ## finished / failed / interrupted runs under RUNS=runs, with failures' logs
 	$(PY) -m benchmark.sweep_summary $(RUNS)
+
+slurm-up:  ## stand up a one-node SLURM cluster on this machine (root; scripts/local_slurm.sh)
+	scripts/local_slurm.sh up
+
+slurm-down:  ## stop the daemons of `make slurm-up`
+	scripts/local_slurm.sh down
+
+slurm-test: setup  ## `make sweep` on a real one-node SLURM stood up here (root, else skipped; ~10 min)
+	@if [ "$$(id -u)" != 0 ]; then \
+		echo "slurm-test skipped: standing up SLURM (apt packages, munge, slurmdbd) needs root;"; \
+		echo "on a machine with SLURM: ORDERBENCH_SLURM=1 $(PY) -m pytest -m slurm tests/test_slurm_cluster.py"; \
+		exit 0; fi; \
+	out=$$(scripts/local_slurm.sh up 2>&1) || { echo "$$out"; echo "slurm-test: SLURM did not come up"; exit 1; }; \
+	echo "$$out"; started=$$(echo "$$out" | grep -c '^started:'); \
+	WANDB_MODE=offline OMP_NUM_THREADS=1 ORDERBENCH_SLURM=1 \
+		$(PY) -m pytest -q -m slurm -p no:cacheprovider --durations=0 tests/test_slurm_cluster.py $(ARGS); \
+	status=$$?; \
+	if [ "$$started" -gt 0 ]; then scripts/local_slurm.sh down; fi; \
+	exit $$status
