@@ -66,16 +66,18 @@ class ResourceRequest:
 
 
 def parse_time_limit(text: str) -> float | None:
-    """Minutes of a SLURM time limit (`infinite`, `D-HH:MM:SS`, `HH:MM:SS`, `MM:SS`, `MM`)."""
+    """Minutes of a SLURM time limit: `infinite`, `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`,
+    `D-HH:MM`, `D-HH:MM:SS` (sinfo prints `[D-]HH:MM:SS`)."""
     text = text.strip()
     if text.lower() in ("infinite", "unlimited", "n/a", "none"):
         return None
     days, _, clock = text.rpartition("-")
     parts = [float(part) for part in clock.split(":")]
-    if len(parts) == 1:  # minutes only
-        seconds = parts[0] * 60
+    if days:  # hours first
+        units = (3600, 60, 1)[: len(parts)]
     else:
-        seconds = sum(value * 60**power for power, value in enumerate(reversed(parts)))
+        units = {1: (60,), 2: (60, 1), 3: (3600, 60, 1)}[len(parts)]
+    seconds = sum(value * unit for value, unit in zip(parts, units, strict=True))
     return (float(days or 0) * 86400 + seconds) / 60
 
 
