@@ -18,6 +18,10 @@ order and of every permutation, always on the split's fixed presented (shuffled)
   -log n!) gets `disc_acc` 0 with every pair tied;
 - `disc_n_pairs`, `disc_n_docs`: the pairs and the documents (n >= 2) behind the figures.
 
+`PublishedPermutations` replaces the seeded permutations by a dataset's published ones (the
+pairs of the published tables, e.g. the 1,986 Accidents test pairs of Cui et al. 2018,
+Table 5); the run record says which were used (`protocol.discrimination.permutations`).
+
 All orders of a batch are scored together: the batch is expanded to one row per
 (document, order) and scored in forward passes of bounded size.
 """
@@ -27,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice, permutations
 
@@ -81,6 +85,35 @@ class PermutationSampler:
         return chosen
 
 
+@dataclass(frozen=True)
+class PublishedPermutations:
+    """A dataset's published permutations of its test documents, used in place of
+    `PermutationSampler`: `orders[doc_id]` lists, per published permuted copy, the gold ids
+    of its sentences in their order (the convention of `PermutationSampler`). `source`
+    says where they came from (a path) for the run record."""
+
+    orders: Mapping[str, Sequence[Sequence[int]]]
+    source: str
+
+    def __call__(self, doc_id: str, n: int) -> list[list[int]]:
+        if doc_id not in self.orders:
+            raise ValueError(f"{self.source}: no published permutations of document {doc_id!r}")
+        chosen = [list(order) for order in self.orders[doc_id]]
+        for k, order in enumerate(chosen):
+            if sorted(order) != list(range(n)):
+                raise ValueError(
+                    f"{self.source}: published permutation {k} of {doc_id!r} is {order}, "
+                    f"not a permutation of its {n} sentences"
+                )
+        return chosen
+
+    def describe(self) -> dict:
+        """The run record's `protocol.discrimination.permutations`."""
+        pairs = sum(len(orders) for orders in self.orders.values())
+        return {"source": "published", "path": self.source, "n_documents": len(self.orders),
+                "n_pairs": pairs}  # fmt: skip
+
+
 def select_rows(batch: dict, index: Tensor) -> dict:
     """The batch of rows `index` (R,) of `batch`: every per-document tensor and list."""
     size = len(batch["n_sentences"])
@@ -96,7 +129,10 @@ def select_rows(batch: dict, index: Tensor) -> dict:
     return selected
 
 
-def _candidate_orders(batch: dict, sampler: PermutationSampler) -> tuple[Tensor, Tensor]:
+Sampler = PermutationSampler | PublishedPermutations
+
+
+def _candidate_orders(batch: dict, sampler: Sampler) -> tuple[Tensor, Tensor]:
     """Per document of n >= 2: the original order, then its permutations, as rows.
 
     Returns doc_of_row (R,), the batch row of each order, and orders (R, N) in presented
@@ -142,7 +178,7 @@ def _log_probs(model: nn.Module, batch: dict, doc_of_row: Tensor, orders: Tensor
     return torch.cat(scores).float().cpu()  # (R,)
 
 
-def score_batch(model: nn.Module, batch: dict, sampler: PermutationSampler) -> list[dict]:
+def score_batch(model: nn.Module, batch: dict, sampler: Sampler) -> list[dict]:
     """`{"id", "n_pairs", "wins", "ties"}` for every document of `batch` with n >= 2."""
     doc_of_row, orders = _candidate_orders(batch, sampler)
     if not len(doc_of_row):
@@ -169,7 +205,7 @@ def score_batch(model: nn.Module, batch: dict, sampler: PermutationSampler) -> l
 def score_loader(
     model: nn.Module,
     batches: Iterable[dict],
-    sampler: PermutationSampler,
+    sampler: Sampler,
     device: torch.device | str | None = None,
 ) -> list[dict]:
     """`score_batch` over every batch, with `model` in eval mode (its mode is restored);
@@ -194,11 +230,15 @@ def discrimination_records(
     split: str = "test",
     max_permutations: int = MAX_PERMUTATIONS,
     device: torch.device | str | None = None,
+    published: PublishedPermutations | None = None,  # None: our seeded permutations
 ) -> list[dict]:
     """Per-document discrimination counts of `split` of a set-up `OrderingDataModule`, on
-    its fixed presented input and with its dataset name and protocol seed. Under a
-    distributed Trainer, this process's share only (gather with `gather_records`)."""
-    sampler = PermutationSampler(datamodule.name, split, datamodule.protocol_seed, max_permutations)
+    its fixed presented input and with its dataset name and protocol seed (or against
+    `published` permutations). Under a distributed Trainer, this process's share only
+    (gather with `gather_records`)."""
+    sampler = published or PermutationSampler(
+        datamodule.name, split, datamodule.protocol_seed, max_permutations
+    )
     return score_loader(model, datamodule.eval_dataloader(split), sampler, device)
 
 
@@ -250,6 +290,7 @@ def add_to_record(
     n_resamples: int,
     seed: int,
     max_permutations: int = MAX_PERMUTATIONS,
+    published: PublishedPermutations | None = None,  # the permutations used, if published
 ) -> dict:
     """Merge the discrimination figures of `split` into a run record (in place): the
     figures into `split.<split>`, their intervals into `ci.<split>`, the settings into
@@ -257,7 +298,13 @@ def add_to_record(
     figures, intervals = summarise_discrimination(records, n_resamples, CI_ALPHA, seed)
     record.setdefault("split", {}).setdefault(split, {}).update(figures)
     record.setdefault("ci", {}).setdefault(split, {}).update(intervals)
+    own = {
+        "source": "own",
+        "max_permutations": max_permutations,
+        "permutation_seed": f"sha256({_STREAM}, dataset, split, document id, protocol_seed)",
+    }
     record.setdefault("protocol", {})["discrimination"] = {
+        "permutations": own if published is None else published.describe(),
         "max_permutations": max_permutations,
         "permutation_seed": f"sha256({_STREAM}, dataset, split, document id, protocol_seed)",
         "input": "the split's fixed presented permutation",

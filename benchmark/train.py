@@ -35,6 +35,7 @@ from benchmark.breakdowns import breakdowns
 from benchmark.checkpoint_io import AtomicCheckpointIO, checkpoint_callbacks
 from benchmark.config_check import ConfigError, check_config, check_scorable_splits
 from benchmark.discrimination import add_to_record, discrimination_records
+from benchmark.published_permutations import published_permutations
 from benchmark.finite_guard import FiniteGuard, NonFiniteError
 from benchmark.lit_module import OrderingTask
 from benchmark.metrics import HEADLINE_ACCURACY
@@ -175,9 +176,11 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
     discriminate = cfg.evaluate_discrimination and not has_noise(noise)
     if cfg.evaluate_discrimination and not discriminate:
         log.info("order discrimination skipped: it is not defined with distractors")
+    published = published_permutations(cfg) if discriminate else None  # None: our own
     disc_records = (  # order discrimination with the tested model; each process its share
         gather_records(discrimination_records(
-            task.net, datamodule, "test", device=trainer.strategy.root_device
+            task.net, datamodule, "test", device=trainer.strategy.root_device,
+            published=published,
         ))
         if discriminate
         else None
@@ -246,7 +249,10 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
                 "skipped": "noise: order discrimination scores complete gold orders"
             }
     if disc_records is not None:
-        add_to_record(record, "test", disc_records, cfg.bootstrap_resamples, cfg.protocol_seed)
+        add_to_record(
+            record, "test", disc_records, cfg.bootstrap_resamples, cfg.protocol_seed,
+            published=published,
+        )
     write_run_record(run_dir, record)
     return record
 

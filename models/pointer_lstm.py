@@ -12,6 +12,14 @@ h0 = v, c0 = 0; with `learned_start=False` its step-0 input is x0 = 0. Together 
 the decoder of Cui et al. (2018), "Deep Attentive Sentence Ordering Network" (ATTOrderNet):
 an LSTM pointer network (512 units) initialised from the mean-pooled paragraph vector.
 
+Which vectors the pointer scores (`pointer_keys`): "paragraph", the paragraph encoder's
+outputs e_j (Gong et al. 2016, whose Ptr-Net points at its LSTM encoder's states), or
+"sentence", the sentence vectors s_j themselves (Cui et al. 2018, eq. 12:
+u_j^i = g^T tanh(W1 s_j + W2 h_i), h_i the decoder state at step i). The decoder's initial
+cell with a paragraph vector alone (`initial_cell`): "zeros" (c0 = 0, the paper states only
+h0 = v) or "paragraph" (c0 = v, as in ATTOrderNet's released code,
+hwxcby/ATTOrderNet main_file.py `LSTMStateTuple(v, v)`).
+
 Two paths share the same weights: `teacher_forced` runs all steps at once on given
 orders (training, log-probabilities); `step` runs one step for the searches.
 """
@@ -23,6 +31,9 @@ from models.candidates import mask_scores, placed_before
 from models.interfaces import ParagraphEncoding, Tensors
 from models.pointer_attention import AdditivePointer
 
+POINTER_KEYS = ("paragraph", "sentence")
+INITIAL_CELLS = ("zeros", "paragraph")
+
 
 class LSTMPointerDecoder(nn.Module):
     def __init__(
@@ -32,13 +43,20 @@ class LSTMPointerDecoder(nn.Module):
         context_dim: int | None = None,  # paragraph context width; None: hidden_dim
         attention_dim: int | None = None,  # pointer tanh width; None: hidden_dim
         learned_start: bool = True,  # step-0 input: learned vector (True) or zeros (False)
+        pointer_keys: str = "paragraph",  # scored vectors: paragraph contexts or sentences
+        initial_cell: str = "zeros",  # c0 with a paragraph vector v alone: zeros or v
     ):
         super().__init__()
+        if pointer_keys not in POINTER_KEYS:
+            raise ValueError(f"pointer_keys must be one of {POINTER_KEYS}, got {pointer_keys!r}")
+        if initial_cell not in INITIAL_CELLS:
+            raise ValueError(f"initial_cell must be one of {INITIAL_CELLS}, got {initial_cell!r}")
         self.hidden_dim = hidden_dim
+        self.pointer_keys = pointer_keys
+        self.initial_cell = initial_cell
         self.lstm = nn.LSTM(input_dim, hidden_dim, batch_first=True)
-        self.pointer = AdditivePointer(
-            context_dim or hidden_dim, hidden_dim, attention_dim or hidden_dim
-        )
+        key_dim = input_dim if pointer_keys == "sentence" else context_dim or hidden_dim
+        self.pointer = AdditivePointer(key_dim, hidden_dim, attention_dim or hidden_dim)
         if learned_start:
             self.start_input = nn.Parameter(torch.zeros(input_dim))
         else:
@@ -49,11 +67,11 @@ class LSTMPointerDecoder(nn.Module):
     ) -> tuple[Tensors, Tensors]:
         """sentences (B, N, d) -> memory (sentences, pointer keys (B, N, a)), state (h, c).
 
-        encoding.state is an LSTM's (h, c), or (v,): h0 = v, c0 = 0. The pointer masks
-        padding through `available`, so `mask` is not needed here."""
+        encoding.state is an LSTM's (h, c), or (v,): h0 = v, c0 = 0 (or v, `initial_cell`).
+        The pointer masks padding through `available`, so `mask` is not needed here."""
         if len(encoding.state) == 1:
             (hidden,) = encoding.state
-            cell = torch.zeros_like(hidden)
+            cell = hidden if self.initial_cell == "paragraph" else torch.zeros_like(hidden)
         else:
             hidden, cell = encoding.state
         if hidden.shape[-1] != self.hidden_dim or cell.shape[-1] != self.hidden_dim:
@@ -61,7 +79,8 @@ class LSTMPointerDecoder(nn.Module):
                 f"paragraph encoder state has width {hidden.shape[-1]}/{cell.shape[-1]}, "
                 f"decoder hidden_dim is {self.hidden_dim}; set them equal"
             )
-        return (sentences, self.pointer.keys(encoding.contexts)), (hidden, cell)
+        scored = sentences if self.pointer_keys == "sentence" else encoding.contexts  # (B, N, *)
+        return (sentences, self.pointer.keys(scored)), (hidden, cell)
 
     def step(
         self, memory: Tensors, state: Tensors, previous: Tensor | None, available: Tensor

@@ -8,9 +8,13 @@ ATTOrderNet(CNN) variant: 512 feature maps of width 4.
 The convolution is "wide" (width - 1 zero words on each side), so a sentence shorter
 than the filter still has windows; only windows touching a real word are pooled, and
 padding words are zeroed first, so padding never changes a vector. Padding sentences
-(0 tokens) give zero vectors.
+(0 tokens) give zero vectors. Several widths (Gong et al.'s released code uses 3, 4 and 5)
+give `num_filters` maps of each, concatenated.
 """
 
+from collections.abc import Sequence
+
+import torch
 from torch import Tensor, nn
 
 from models.masked_ops import encode_nonempty, length_mask, masked_max
@@ -20,14 +24,18 @@ class SentenceCNN(nn.Module):
     def __init__(
         self,
         input_dim: int,  # word vector width
-        num_filters: int,  # feature maps = sentence vector width
-        width: int = 3,  # words per window
+        num_filters: int,  # feature maps per width
+        width: int | Sequence[int] = 3,  # words per window; several: one convolution each
         dropout: float = 0.0,  # dropout on the sentence vectors
     ):
         super().__init__()
-        self.width = width
-        self.output_dim = num_filters
-        self.conv = nn.Conv1d(input_dim, num_filters, width, padding=width - 1)
+        self.widths = (int(width),) if isinstance(width, int) else tuple(int(w) for w in width)
+        if not self.widths or min(self.widths) < 1:
+            raise ValueError(f"filter widths must be >= 1, got {width!r}")
+        self.output_dim = num_filters * len(self.widths)
+        self.convs = nn.ModuleList(
+            nn.Conv1d(input_dim, num_filters, w, padding=w - 1) for w in self.widths
+        )
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, words: Tensor, lengths: Tensor) -> Tensor:
@@ -35,9 +43,12 @@ class SentenceCNN(nn.Module):
         return self.dropout(encode_nonempty(self._encode, words, lengths, self.output_dim))
 
     def _encode(self, words: Tensor, lengths: Tensor) -> Tensor:
-        """Non-empty sentences: words (S', T, e), lengths (S',) -> (S', F)."""
+        """Non-empty sentences: words (S', T, e), lengths (S',) -> (S', F x widths)."""
         num_words = words.shape[1]
         words = words * length_mask(lengths, num_words).unsqueeze(-1)  # (S', T, e) pad = 0
-        features = self.conv(words.transpose(1, 2)).relu()  # (S', F, T + width - 1)
-        windows = length_mask(lengths + self.width - 1, num_words + self.width - 1)  # (S', W)
-        return masked_max(features.transpose(1, 2), windows)  # (S', F)
+        pooled = []
+        for width, conv in zip(self.widths, self.convs, strict=True):
+            features = conv(words.transpose(1, 2)).relu()  # (S', F, T + width - 1)
+            windows = length_mask(lengths + width - 1, num_words + width - 1)  # (S', W)
+            pooled.append(masked_max(features.transpose(1, 2), windows))  # (S', F)
+        return torch.cat(pooled, dim=-1)  # (S', F x widths)

@@ -68,7 +68,7 @@ def test_sentence_cnn_is_max_over_relu_windows():
     encoder = SentenceCNN(3, 4, width=2)
     words = torch.randn(1, 3, 3)
     padded = torch.cat([torch.zeros(1, 3), words[0], torch.zeros(1, 3)])  # wide: width-1 each side
-    weight, bias = encoder.conv.weight, encoder.conv.bias  # (F, e, w), (F,)
+    weight, bias = encoder.convs[0].weight, encoder.convs[0].bias  # (F, e, w), (F,)
     windows = [  # (F,) per window start
         (weight * padded[p : p + 2].T.unsqueeze(0)).sum(dim=(1, 2)) + bias for p in range(4)
     ]
