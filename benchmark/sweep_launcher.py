@@ -185,17 +185,18 @@ class BaseSweepLauncher:
                          status=JobStatus.COMPLETED)
         try:
             result = job.result()
+        except FailedJobError as error:  # a subclass of UncompletedJobError
+            log.warning("%s job %s of %s failed outside the run", self._EXECUTOR, job.job_id,
+                        run_dir)
+            write_job_end(run_dir, job.job_id, "FAILED",
+                          f"{_last_trace_line(error)} (raised outside the run; see the logs)", logs)
+            return done
         except UncompletedJobError:
             state = job.state or "UNKNOWN"
             log.warning("%s job %s of %s ended %s without a result", self._EXECUTOR,
                         job.job_id, run_dir, state)
             if self._recorded_since(run_dir, submitted_at) is None:
                 write_job_end(run_dir, job.job_id, state, job_end_detail(state), logs)
-            return done
-        except FailedJobError as error:
-            log.warning("%s job %s of %s failed outside the run", self._EXECUTOR, job.job_id,
-                        run_dir)
-            write_job_end(run_dir, job.job_id, "FAILED", _last_trace_line(error), logs)
             return done
         if isinstance(result, JobReturn) and result.status == JobStatus.FAILED:
             write_failure(run_dir, result._return_value, logs)

@@ -1,0 +1,102 @@
+"""How the sweep launcher (`benchmark.sweep_launcher`) ends each submitted job, with fake
+submitit jobs: a job without a result never raises, its SLURM state, what to do and its logs
+go to the run's failed.json, and the summary names the run INTERRUPTED with that state."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hydra.core.utils import JobReturn, JobStatus
+from submitit.core.utils import FailedJobError, UncompletedJobError
+
+from benchmark.sweep_failure import write_failure
+from benchmark.sweep_launcher import BaseSweepLauncher, job_end_detail
+from benchmark.sweep_summary import FAILED, INTERRUPTED, format_summary, run_state
+
+
+class FakePaths:
+    def __init__(self, folder: Path, job_id: str):
+        self.stderr = folder / job_id / f"{job_id}_0_log.err"
+        self.stdout = folder / job_id / f"{job_id}_0_log.out"
+
+
+class FakeJob:
+    """What `_collect` uses of a submitit job: its id, result, state and log paths."""
+
+    def __init__(self, folder: Path, job_id: str, state: str, outcome):
+        self.job_id, self.state, self.outcome = job_id, state, outcome
+        self.paths = FakePaths(folder, job_id)
+
+    def result(self):
+        if isinstance(self.outcome, Exception):
+            raise self.outcome
+        return self.outcome
+
+
+class Launcher(BaseSweepLauncher):
+    _EXECUTOR = "slurm"
+
+
+def collect(tmp_path: Path, state: str, outcome, job_id: str = "41_1") -> tuple[Path, JobReturn]:
+    run_dir = tmp_path / "synthetic/lstm_ptrnet/base/seed_1"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    job = FakeJob(tmp_path / ".submitit", job_id, state, outcome)
+    returned = Launcher()._collect(job, ["seed=1"], run_dir, "train", submitted_at=0.0)
+    return run_dir, returned
+
+
+@pytest.mark.parametrize("state, says", [
+    ("CANCELLED by 0", "cancelled (scancel or an administrator); a relaunch resumes it"),
+    ("OUT_OF_MEMORY", "raise hydra.launcher.mem_gb or lower model.batch_size"),
+    ("TIMEOUT", "after hydra.launcher.max_num_timeout requeues"),
+    ("PREEMPTED", "preempted and not requeued"),
+    ("NODE_FAIL", "its node failed"),
+    ("SPECIAL_EXIT", "ended without a result (see the logs)"),
+])
+def test_a_job_without_a_result_is_an_interrupted_run_with_its_slurm_state(
+    tmp_path: Path, state, says
+):
+    uncompleted = UncompletedJobError("Job 41_1 (task: 0) has not produced any output")
+    run_dir, returned = collect(tmp_path, state, uncompleted)
+    assert returned.status == JobStatus.COMPLETED  # Hydra's sweeper raises on any other
+    failure = json.loads((run_dir / "failed.json").read_text())
+    assert failure["slurm_state"] == state.split()[0] and failure["slurm_job"] == "41_1"
+    assert failure["error"] == f"SLURM job 41_1 ended {state}: {job_end_detail(state)}"
+    assert says in failure["error"]
+    assert failure["logs"] == [str(run_dir / "train.log"),
+                               str(tmp_path / ".submitit/41_1/41_1_0_log.err"),
+                               str(tmp_path / ".submitit/41_1/41_1_0_log.out")]
+    summary = format_summary([run_state(run_dir)])
+    assert summary.splitlines()[:3] == [
+        "Sweep summary: 1 runs: 0 finished, 1 interrupted",
+        f"  INTERRUPTED  {run_dir}",
+        f"      SLURM job 41_1 ended {state}: {job_end_detail(state)}",
+    ]
+    assert "41_1_0_log.err" in summary.splitlines()[3]
+
+
+def test_the_runs_own_error_of_this_launch_is_kept(tmp_path: Path):
+    run_dir = tmp_path / "synthetic/lstm_ptrnet/base/seed_1"
+    run_dir.mkdir(parents=True)
+    write_failure(run_dir, ValueError("Invalid learning rate: -1"), [])
+    job = FakeJob(tmp_path, "41_1", "CANCELLED by 0", UncompletedJobError("no output"))
+    Launcher()._collect(job, [], run_dir, "train", submitted_at=0.0)
+    assert run_state(run_dir).state == FAILED
+    assert run_state(run_dir).failure["error"] == "ValueError: Invalid learning rate: -1"
+
+
+def test_a_job_that_raised_outside_the_run_and_a_finished_job(tmp_path: Path):
+    trace = ("Job (task=0) failed during processing with trace:\n" + "-" * 22 + "\n"
+             "Traceback (most recent call last):\n  File x\nKeyError: 'model'\n" + "-" * 22
+             + "\nYou can check full logs")
+    run_dir, returned = collect(tmp_path, "FAILED", FailedJobError(trace))
+    assert returned.status == JobStatus.COMPLETED
+    state = run_state(run_dir)
+    assert state.state == INTERRUPTED
+    assert state.failure["error"].startswith("SLURM job 41_1 ended FAILED: KeyError: 'model'")
+
+    finished = JobReturn(overrides=["seed=1"], status=JobStatus.COMPLETED, _return_value=None)
+    _, returned = collect(tmp_path, "COMPLETED", finished, job_id="42_1")
+    assert returned is finished
