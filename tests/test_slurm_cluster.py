@@ -63,9 +63,10 @@ def make_sweep(runs: Path, *args: str, timeout: int = 900) -> subprocess.Complet
 
 
 def job_folders(runs: Path) -> set[str]:
-    """submitit's folder of every job submitted into `runs` (one per array task)."""
+    """submitit's folder of every array task submitted into `runs` (`<array id>_<index>`;
+    the folder `<array id>` holds the submission)."""
     folder = runs / ".submitit"
-    return {path.name for path in folder.iterdir()} if folder.is_dir() else set()
+    return {path.name for path in folder.glob("*_*")} if folder.is_dir() else set()
 
 
 def csv_epochs(run_dir: Path) -> Counter:
