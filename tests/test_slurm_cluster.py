@@ -63,10 +63,12 @@ def make_sweep(runs: Path, *args: str, timeout: int = 900) -> subprocess.Complet
 
 
 def job_folders(runs: Path) -> set[str]:
-    """submitit's folder of every array task submitted into `runs` (`<array id>_<index>`;
-    the folder `<array id>` holds the submission)."""
+    """submitit's folder of every job submitted into `runs`: `<array id>_<index>` per array
+    task (the folder `<array id>` beside them holds the submission), `<id>` for a lone job."""
     folder = runs / ".submitit"
-    return {path.name for path in folder.glob("*_*")} if folder.is_dir() else set()
+    names = {path.name for path in folder.iterdir()} if folder.is_dir() else set()
+    return {name for name in names
+            if "_" in name or not any(other.startswith(f"{name}_") for other in names)}
 
 
 def csv_epochs(run_dir: Path) -> Counter:
