@@ -58,6 +58,7 @@ OPTIONAL_KEYS = frozenset({
     "cpu_threads", "rerun", "dataset.noise", "model.embeddings", "model.embedding_dim",
     "model.optimizer", "model.scheduler",
 })
+_OPTIMIZER_KEYS = frozenset({"model.optimizer.lr"})
 _HYDRA_ARGS = frozenset({"_target_", "_partial_", "_args_", "_recursive_", "_convert_"})
 
 
@@ -97,8 +98,9 @@ def value_problems(cfg: DictConfig) -> list[str]:
         except OmegaConfBaseException as error:
             problems.append(f"{key}: {str(error).splitlines()[0]}")
             continue
-        if value is _ABSENT:
-            continue
+        if value is _ABSENT or (key in _OPTIMIZER_KEYS and _select(cfg, "model.optimizer._target_")
+                                in (_ABSENT, None)):
+            continue  # an optimizer setting without an optimizer: nothing trains
         problem = _value_problem(key, value, kind, low, nullable)
         if problem:
             problems.append(problem)

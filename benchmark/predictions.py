@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.atomic_io import atomic_write_text
+from benchmark.json_values import dumps
 from benchmark.sentence_ids import document_problems
 
 REQUIRED_KEYS = ("id", "gold", "pred")
@@ -116,23 +117,27 @@ def read_predictions(path: str | Path) -> list[Prediction]:
     """Read and validate a `predictions.jsonl`; blank lines are skipped."""
     path = Path(path)
     records, unique = [], _UniqueIds()
-    try:
-        with path.open(encoding="utf-8") as handle:
-            for line_number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                where = f"{path}:{line_number}"
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as error:
-                    raise PredictionsError(
-                        f"{where}: malformed JSON: {error.msg} (column {error.colno})"
-                    ) from None
-                record = parse_record(obj, where)
-                unique.check(record)
-                records.append(record)
-    except UnicodeDecodeError as error:
-        raise PredictionsError(f"{path}: not UTF-8 text ({error.reason})") from None
+    with path.open("rb") as handle:
+        for line_number, raw in enumerate(handle, start=1):
+            where = f"{path}:{line_number}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise PredictionsError(
+                    f"{where}: not UTF-8 text ({error.reason} at byte {error.start + 1} of "
+                    "the line)"
+                ) from None
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise PredictionsError(
+                    f"{where}: malformed JSON: {error.msg} (column {error.colno})"
+                ) from None
+            record = parse_record(obj, where)
+            unique.check(record)
+            records.append(record)
     return records
 
 
@@ -147,7 +152,7 @@ def write_predictions(path: str | Path, records: Iterable[Mapping | Prediction])
         obj = record.to_json() if isinstance(record, Prediction) else record
         parsed = parse_record(obj, f"record #{index}")
         unique.check(parsed)
-        lines.append(json.dumps(parsed.to_json(), ensure_ascii=False) + "\n")
+        lines.append(dumps(parsed.to_json(), ensure_ascii=False) + "\n")  # NaN -> null
     path = Path(path)
     atomic_write_text(path, "".join(lines))
     return path

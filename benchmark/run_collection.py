@@ -100,7 +100,7 @@ def metric_order(runs: Iterable[Run]) -> list[str]:
     return first + [key for key in seen if key not in ORDER_METRICS]
 
 
-def _problem(record: object) -> str | None:
+def record_problem(record: object) -> str | None:
     """Why a decoded run record cannot be used, or None."""
     if not isinstance(record, dict):
         return "not a JSON object"
@@ -144,7 +144,7 @@ def collect_runs(root: str | Path) -> list[Run]:
         except (ValueError, OSError) as error:
             _warn(f"{error}; left out")
             continue
-        if problem := _problem(record):
+        if problem := record_problem(record):
             _warn(f"{path / RECORD_NAME}: malformed run record: {problem}; left out")
             continue
         run = Run(path, record)

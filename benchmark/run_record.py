@@ -1,4 +1,5 @@
-"""The run record `metrics.json` (DESIGN section 3), written atomically when a run ends.
+"""The run record `metrics.json` (DESIGN section 3), written atomically when a run ends;
+standard JSON, an undefined figure (NaN) as `null` (`benchmark.json_values`).
 
 Only a finished run has a `metrics.json`; a crashed or interrupted run leaves none, so
 nothing downstream (scoring, the leaderboard) ever reads half a result.
@@ -11,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 from benchmark.atomic_io import atomic_write_text
+from benchmark.json_values import dumps
 
 RECORD_NAME = "metrics.json"
 PREDICTIONS_NAME = "predictions.jsonl"
@@ -36,7 +38,7 @@ def git_commit(repo: Path | None = None) -> str:
 def write_run_record(run_dir: Path, record: dict) -> Path:
     """Write `metrics.json` into `run_dir` atomically and return its path."""
     path = Path(run_dir) / RECORD_NAME
-    atomic_write_text(path, json.dumps(record, indent=2, sort_keys=True, allow_nan=True) + "\n")
+    atomic_write_text(path, dumps(record, indent=2, sort_keys=True) + "\n")  # NaN -> null
     return path
 
 

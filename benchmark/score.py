@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import warnings
 from collections.abc import Sequence
@@ -25,6 +24,7 @@ from pathlib import Path
 from benchmark.bootstrap import CI_ALPHA, bootstrap_metrics
 from benchmark.breakdowns import breakdowns
 from benchmark.cli_args import EXIT_BAD_INPUT
+from benchmark.json_values import json_safe
 from benchmark.metrics import score_records, summarise
 from benchmark.predictions import Prediction, read_predictions
 
@@ -62,15 +62,6 @@ def score_file(
     """Read, validate and score a `predictions.jsonl` (see `score_predictions`)."""
     records = read_predictions(path)
     return score_predictions(records, include_trivial, n_bootstrap, seed, with_breakdowns)
-
-
-def json_safe(value):
-    """NaN and infinities -> None, recursively, so the output is standard JSON."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: json_safe(item) for key, item in value.items()}
-    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,7 +3,7 @@
 
 A run is `failed` when its last launch failed (it has `failed.json`: the error and the logs
 to read; an older `metrics.json` beside it stays valid for its own config), else
-`finished` (it has `metrics.json`), `interrupted` (it started but left neither: killed,
+`finished` (it has a complete `metrics.json`), `interrupted` (it started but left neither: killed,
 timed out, or still running; a relaunch resumes it from `checkpoints/last.ckpt`) or
 `not run`. A run whose SLURM job ended without a result (its `failed.json` has the
 `slurm_state`: CANCELLED, OUT_OF_MEMORY, TIMEOUT, PREEMPTED, NODE_FAIL, ...) is
@@ -18,7 +18,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmark.run_record import RECORD_NAME
+from benchmark.run_collection import record_problem
+from benchmark.run_record import RECORD_NAME, read_run_record
 from benchmark.sweep_failure import FAILURE_NAME, read_failure
 
 FINISHED, FAILED, INTERRUPTED, NOT_RUN = "finished", "failed", "interrupted", "not run"
@@ -40,9 +41,18 @@ def run_state(run_dir: Path) -> RunState:
     if failure is not None:
         return RunState(run_dir, INTERRUPTED if "slurm_state" in failure else FAILED, failure)
     record = run_dir / RECORD_NAME
-    if record.is_file():
+    if record.is_file() and complete_record(run_dir):
         return RunState(run_dir, FINISHED, finished_at=record.stat().st_mtime)
     return RunState(run_dir, INTERRUPTED if run_dir.is_dir() else NOT_RUN)
+
+
+def complete_record(run_dir: Path) -> bool:
+    """Whether `metrics.json` parses and holds a finished run's figures (a truncated or
+    foreign file does not make a run finished)."""
+    try:
+        return record_problem(read_run_record(run_dir)) is None
+    except (ValueError, OSError):
+        return False
 
 
 def find_run_dirs(runs_dir: Path) -> list[Path]:
@@ -74,7 +84,8 @@ def format_summary(states: list[RunState], since: float | None = None) -> str:
             lines.append(f"      logs: {', '.join(state.failure['logs']) or '-'}")
     if counts[FINISHED] < len(states):
         lines.append("Relaunch the same command to run what did not finish (finished runs are "
-                     "skipped, interrupted ones resume from checkpoints/last.ckpt).")
+                     "skipped, interrupted ones resume from their newest intact checkpoint; "
+                     "a failed one fails again until its error above is fixed).")
     return "\n".join(lines)
 
 
@@ -82,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs_dir", type=Path, help="the sweep's output folder (paths.runs)")
     args = parser.parse_args(argv)
+    if not args.runs_dir.is_dir():
+        print(f"error: {args.runs_dir}: no such runs directory", file=sys.stderr)
+        return 2
     states = [run_state(run_dir) for run_dir in find_run_dirs(args.runs_dir)]
     print(format_summary(states))
     return 0 if all(state.state == FINISHED for state in states) else 1

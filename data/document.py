@@ -18,7 +18,8 @@ class Document:
     splitting (defaults to ``id``).
 
     Raises ``DataFormatError`` (a ``ValueError``) naming the id for an empty document,
-    a non-string id or a non-string sentence. Readers add file:line to the message.
+    a non-string id, a non-string sentence or an empty (or whitespace-only) sentence.
+    Readers add file:line to the message.
     """
 
     id: str
@@ -41,6 +42,11 @@ class Document:
                 raise DataFormatError(
                     f"document {self.id!r}: sentence {k} is {type(sentence).__name__}, "
                     "expected a string"
+                )
+            if not sentence.strip():
+                raise DataFormatError(
+                    f"document {self.id!r}: sentence {k} is empty (an empty sentence cannot "
+                    "be ordered by its content)"
                 )
         object.__setattr__(self, "sentences", sentences)
         if not isinstance(self.meta, dict):

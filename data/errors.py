@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -12,3 +13,17 @@ class DataFormatError(ValueError):
 def location(path: str | Path, line: int | None = None) -> str:
     """``file:line`` (or just ``file``) for error messages."""
     return f"{path}:{line}" if line is not None else str(path)
+
+
+def utf8_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of every line of a UTF-8 file, 1-based, line break kept;
+    bytes that are not UTF-8 raise DataFormatError naming ``file:line`` and the column."""
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, start=1):
+            try:
+                yield lineno, raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise DataFormatError(
+                    f"{location(path, lineno)}: not UTF-8 text ({err.reason} at byte "
+                    f"{err.start + 1} of the line)"
+                ) from None

@@ -246,18 +246,14 @@ def test_gold_order_does_not_leak_through_presentation(tmp_path: Path) -> None:
         assert firsts[0] < 0.45 * sum(firsts.values())  # gold first sentence is not favoured
 
 
-def test_empty_sentence_gets_unk_and_stats(tmp_path: Path) -> None:
+@pytest.mark.parametrize("empty", ["", "  \t "])
+def test_an_empty_sentence_is_refused_naming_file_and_line(tmp_path: Path, empty: str) -> None:
     records = small_jsonl_splits()
-    records["test"][0]["sentences"] = ["", "Words here."]
+    records["test"][0]["sentences"] = ["Words here.", empty]
     root = write_jsonl_dataset(tmp_path / "d", records)
-    dm = make_dm(tmp_path, reader=JsonlReader(str(root)))
-    stats = dm.stats()
-    assert stats["n_docs"] == {"train": 40, "valid": 9, "test": 11}
-    assert stats["n_trivial"] == {"train": 0, "valid": 0, "test": 1}
-    (batch,) = [b for b in dm.test_dataloader() if "test-0" in b["doc_ids"]]
-    b = batch["doc_ids"].index("test-0")
-    j = batch["sentence_ids"][b].index(0)  # the empty sentence
-    assert batch["tokens"][b, j, 0] == UNK_ID and batch["token_lengths"][b, j] == 1
+    where = r"test\.jsonl:1: document 'test-0': sentence 1 is empty"
+    with pytest.raises(DataFormatError, match=where):
+        make_dm(tmp_path, reader=JsonlReader(str(root)))
 
 
 def test_vocab_from_train_only_and_embeddings(tmp_path: Path, jsonl_dir: Path) -> None:

@@ -41,5 +41,5 @@ def test_lines_helpers(tmp_path: Path) -> None:
     assert nonblank_lines(path) == [(1, "Caf\u00e9."), (3, "Two")]
     assert read_sentence_file(path) == ("Caf\u00e9.", "Two")
     path.write_bytes(b"ok\n\xff\xfe bad\n")
-    with pytest.raises(DataFormatError, match=r"doc: not UTF-8 text"):
+    with pytest.raises(DataFormatError, match=r"doc:2: not UTF-8 text"):
         read_sentence_file(path)

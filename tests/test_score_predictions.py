@@ -117,7 +117,7 @@ def test_meta_is_kept_and_null_meta_is_no_meta(tmp_path):
 def test_non_utf8_file_is_rejected_with_its_name(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_bytes(b'{"id": "\xff"}\n')
-    with pytest.raises(PredictionsError, match="bad.jsonl: not UTF-8"):
+    with pytest.raises(PredictionsError, match="bad.jsonl:1: not UTF-8"):
         read_predictions(path)
 
 

@@ -11,7 +11,8 @@ from fixtures_sweep import run_train
 
 
 def test_failures_are_recorded_summarised_and_do_not_stop_the_sweep(tmp_path: Path):
-    # an invalid learning rate breaks the trainable preset only; random has nothing to train
+    # an invalid learning rate breaks the trainable preset only (refused before training);
+    # random has nothing to train
     result = run_train(tmp_path, "-m", "sweep=smoke", "++model.optimizer.lr=-1")
     assert result.returncode == 1, result.stderr[-3000:]
     broken = [tmp_path / f"synthetic/lstm_ptrnet/smoke/seed_{seed}" for seed in (0, 1)]
@@ -20,9 +21,10 @@ def test_failures_are_recorded_summarised_and_do_not_stop_the_sweep(tmp_path: Pa
 
     for run_dir in broken:
         failure = json.loads((run_dir / "failed.json").read_text())
-        assert failure["error"].startswith("ValueError: Invalid learning rate")
+        assert failure["error"].startswith("ConfigError: model.optimizer.lr: expected a number")
         assert failure["logs"] == [str(run_dir / "train.log")]
-        assert "Invalid learning rate" in (run_dir / "train.log").read_text()
+        assert "model.optimizer.lr" in (run_dir / "train.log").read_text()
+        assert not (run_dir / "checkpoints").exists()  # refused before any training
         assert f"FAILED  {run_dir}" in result.stdout
     assert "4 runs: 2 finished (2 in this sweep, 0 before), 2 failed" in result.stdout
     assert "2 of 4 runs did not finish" in result.stderr

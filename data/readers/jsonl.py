@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from data.document import Document
-from data.errors import DataFormatError, location
+from data.errors import DataFormatError, location, utf8_lines
 from data.readers.base import OptionsReader
 from data.readers.content_hash import file_sha256
 from data.splits import SPLIT_NAMES
@@ -48,25 +48,24 @@ def read_jsonl(path: Path) -> list[Document]:
     """Documents of one ``.jsonl`` file; errors name ``file:line``."""
     documents: list[Document] = []
     first_line: dict[str, int] = {}
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            where = location(path, lineno)
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise DataFormatError(
-                    f"{where}: malformed JSON ({err.msg} at column {err.colno})"
-                ) from None
-            document = _document(record, where)
-            if document.id in first_line:
-                raise DataFormatError(
-                    f"{where}: duplicate id {document.id!r} (first seen at line "
-                    f"{first_line[document.id]})"
-                )
-            first_line[document.id] = lineno
-            documents.append(document)
+    for lineno, line in utf8_lines(path):
+        if not line.strip():
+            continue
+        where = location(path, lineno)
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise DataFormatError(
+                f"{where}: malformed JSON ({err.msg} at column {err.colno})"
+            ) from None
+        document = _document(record, where)
+        if document.id in first_line:
+            raise DataFormatError(
+                f"{where}: duplicate id {document.id!r} (first seen at line "
+                f"{first_line[document.id]})"
+            )
+        first_line[document.id] = lineno
+        documents.append(document)
     if not documents:
         raise DataFormatError(f"{path}: no documents")
     return documents

@@ -7,19 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from data.errors import DataFormatError, location
+from data.errors import DataFormatError, location, utf8_lines
 
 
 def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """``(line number, text)`` of every line, without its line break (1-based numbers)."""
-    try:
-        with path.open(encoding="utf-8") as f:
-            for lineno, line in enumerate(f, start=1):
-                yield lineno, line.rstrip("\r\n")
-    except UnicodeDecodeError as err:
-        raise DataFormatError(
-            f"{path}: not UTF-8 text ({err.reason} at byte {err.start})"
-        ) from None
+    """``(line number, text)`` of every line, without its line break (1-based numbers);
+    bytes that are not UTF-8 are refused naming ``file:line``."""
+    for lineno, line in utf8_lines(path):
+        yield lineno, line.rstrip("\r\n")
 
 
 def nonblank_lines(path: Path) -> list[tuple[int, str]]:
