@@ -29,7 +29,13 @@ from omegaconf import DictConfig, OmegaConf
 
 from benchmark.slurm_pending import pending_warning, read_squeue, stuck_jobs
 from benchmark.slurm_resources import ResourceRequest, check_request, read_sinfo
-from benchmark.sweep_failure import FAILURE_NAME, clear_failure, write_failure, write_job_end
+from benchmark.sweep_failure import (
+    FAILURE_NAME,
+    clear_failure,
+    read_failure,
+    write_failure,
+    write_job_end,
+)
 from benchmark.sweep_plan import RunConflictError, finished_with
 
 log = logging.getLogger(__name__)
@@ -51,6 +57,7 @@ JOB_END_HINTS = {  # SLURM state of a job that ended without a result -> what to
     "FAILED": f"its process exited with an error outside the run (see the logs); {_RESUMES}",
 }
 _OTHER_END = f"ended without a result (see the logs); {_RESUMES}"
+GAVE_UP = "Job not requeued because"  # submitit's error when it stops requeueing a job
 
 
 def job_end_detail(state: str) -> str:
@@ -186,6 +193,9 @@ class BaseSweepLauncher:
         try:
             result = job.result()
         except FailedJobError as error:  # a subclass of UncompletedJobError
+            if GAVE_UP in str(error):
+                write_job_end(run_dir, job.job_id, "TIMEOUT", job_end_detail("TIMEOUT"), logs)
+                return done
             log.warning("%s job %s of %s failed outside the run", self._EXECUTOR, job.job_id,
                         run_dir)
             write_job_end(run_dir, job.job_id, "FAILED",
@@ -195,21 +205,24 @@ class BaseSweepLauncher:
             state = job.state or "UNKNOWN"
             log.warning("%s job %s of %s ended %s without a result", self._EXECUTOR,
                         job.job_id, run_dir, state)
-            if self._recorded_since(run_dir, submitted_at) is None:
+            if not self._recorded_since(run_dir, submitted_at):
                 write_job_end(run_dir, job.job_id, state, job_end_detail(state), logs)
             return done
         if isinstance(result, JobReturn) and result.status == JobStatus.FAILED:
             write_failure(run_dir, result._return_value, logs)
             return done
+        own = read_failure(run_dir) if self._recorded_since(run_dir, submitted_at) else None
+        if own is not None and GAVE_UP in own["error"]:
+            # submitit raised its refusal to requeue inside the training, which the run
+            # recorded as its own error: it is the time limit, and the run resumes
+            write_job_end(run_dir, job.job_id, "TIMEOUT", job_end_detail("TIMEOUT"), logs)
         return result
 
     @staticmethod
-    def _recorded_since(run_dir: Path, since: float) -> float | None:
-        """mtime of a failed.json the job itself wrote during this launch, else None."""
+    def _recorded_since(run_dir: Path, since: float) -> bool:
+        """Whether the job itself wrote the run's failed.json during this launch."""
         path = run_dir / FAILURE_NAME
-        if path.is_file() and path.stat().st_mtime >= since:
-            return path.stat().st_mtime
-        return None
+        return path.is_file() and path.stat().st_mtime >= since
 
 
 def _last_trace_line(error: Exception) -> str:

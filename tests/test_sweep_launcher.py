@@ -100,3 +100,17 @@ def test_a_job_that_raised_outside_the_run_and_a_finished_job(tmp_path: Path):
     finished = JobReturn(overrides=["seed=1"], status=JobStatus.COMPLETED, _return_value=None)
     _, returned = collect(tmp_path, "COMPLETED", finished, job_id="42_1")
     assert returned is finished
+
+
+def test_submitits_refusal_to_requeue_again_is_the_time_limit(tmp_path: Path):
+    run_dir = tmp_path / "synthetic/lstm_ptrnet/base/seed_1"
+    run_dir.mkdir(parents=True)
+    # raised by submitit's signal handler inside the training, recorded by the run itself
+    write_failure(run_dir, UncompletedJobError(
+        "Job not requeued because: timed-out too many times."), [])
+    finished = JobReturn(overrides=[], status=JobStatus.COMPLETED, _return_value=None)
+    Launcher()._collect(FakeJob(tmp_path, "43", "COMPLETED", finished), [], run_dir, "train",
+                        submitted_at=0.0)
+    state = run_state(run_dir)
+    assert state.state == INTERRUPTED
+    assert state.failure["error"] == f"SLURM job 43 ended TIMEOUT: {job_end_detail('TIMEOUT')}"
