@@ -50,6 +50,7 @@ from benchmark.bench_machine import load_average, machine_info
 from benchmark.bench_preset import Settings, bench_preset
 from benchmark.bench_table import reference_table, scaling_table, throughput_table
 from benchmark.bench_timing import PRECISIONS
+from benchmark.bench_tsort import tsort_table, tsort_timings
 from benchmark.cli_args import (
     UsageError,
     asks_for_help,
@@ -59,6 +60,7 @@ from benchmark.cli_args import (
     report_error,
 )
 from benchmark.config import CONF_DIR
+from models.registry import get_preset, preset_names
 
 USAGE = "python -m benchmark.bench [presets=a,b] [device=cpu] [quick=true] [key=value ...]"
 FULL = {
@@ -195,6 +197,12 @@ def report(record: dict) -> str:
         for name, result in record["presets"].items()
         if result["status"] != "ok"
     ]
+    if "topological_sort" in record:
+        lines += [
+            "",
+            "Pairwise decoders against n, ms per document (benchmark.bench_tsort):",
+            tsort_table(record["topological_sort"]),
+        ]
     lines.append("checks: " + json.dumps(record["checks"]))
     return "\n".join(lines)
 
@@ -224,6 +232,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         record["complete"] = len(record["presets"]) == len(presets)
         record["checks"] = checks(record)
         atomic_write_text(out, json.dumps(record, indent=2) + "\n")  # kept if a later one dies
+    if any(not get_preset(preset).pointer for preset in presets if preset in preset_names()):
+        record["topological_sort"] = tsort_timings(repeats=settings.repeats)  # pairwise decoders
+        atomic_write_text(out, json.dumps(record, indent=2) + "\n")
     print(report(record))
     print(f"written: {out}", file=sys.stderr)
     return _status(record)

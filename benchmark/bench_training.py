@@ -34,6 +34,8 @@ def training_throughput(
     loading share of the time, and the phase's peak memory."""
     net = task.net.to(device).train()
     optimizer = task.configure_optimizers()
+    if isinstance(optimizer, dict):  # with a learning-rate schedule (not stepped here)
+        optimizer = optimizer["optimizer"]
     batches = _epochs(datamodule)
     reset_peak_memory(device)
     load = step = 0.0
