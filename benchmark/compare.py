@@ -1,7 +1,12 @@
 """Compare two runs on the same test documents: `python -m benchmark.compare RUN_A RUN_B`.
 
 RUN_A and RUN_B are run directories (their `predictions.jsonl`; the run must have
-finished, i.e. have its `metrics.json`) or `predictions.jsonl` files. The documents are
+finished, i.e. have its `metrics.json`) or `predictions.jsonl` files, or row directories
+holding one finished run per seed (`runs/brown/lstm_ptrnet/base`, its `seed_*/`). With two
+seeds or more on both sides the comparison is the leaderboard's, counting seed and
+document variation (`benchmark.seeded_paired`: difference of the seed means, its 95%
+interval and two-sided p-value); with one run on a side, seed variation cannot be
+estimated and the document-level test below is used, which says so. The documents are
 paired by id (`benchmark.paired.align_records`: different document sets are refused,
 naming the difference) and scored with the same metrics and trivial policy as
 `benchmark.score`. For every metric it prints A, B, the difference A - B, its paired
@@ -23,10 +28,22 @@ from benchmark.cli_args import EXIT_BAD_INPUT
 from benchmark.metrics import LOWER_IS_BETTER, score_records, trivial_policy
 from benchmark.paired import align_records, paired_test
 from benchmark.predictions import read_predictions
-from benchmark.run_record import PREDICTIONS_NAME, read_run_record
+from benchmark.run_record import PREDICTIONS_NAME, RECORD_NAME, read_run_record
 from benchmark.score import json_safe
+from benchmark.seeded_paired import compare_seeded, seeded_row
 
 RUN_KEYS = ("model", "dataset", "variant", "seed")  # copied from the run record
+SEED_GLOB = "seed_*"  # the runs of a row directory
+DOCUMENTS_ONLY = "documents only (one run per side: seed variation not counted)"
+SEEDS_AND_DOCUMENTS = "seeds and documents (benchmark.seeded_paired)"
+
+
+def row_runs(path: str | Path) -> list[Path]:
+    """The finished seed runs of a row directory (sorted), or [] when `path` is not one."""
+    path = Path(path)
+    if not path.is_dir() or (path / RECORD_NAME).is_file():
+        return []
+    return sorted(run.parent for run in path.glob(f"{SEED_GLOB}/{RECORD_NAME}"))
 
 
 def load_run(path: str | Path) -> tuple[dict, list[dict]]:
@@ -48,7 +65,13 @@ def compare_runs(
     n_resamples: int = 10_000,
     seed: int = 0,
 ) -> dict:
-    """The paired comparison of two runs, as printed by `--json`."""
+    """The paired comparison of two runs or rows, as printed by `--json`."""
+    rows_a, rows_b = row_runs(run_a), row_runs(run_b)
+    if min(len(rows_a), len(rows_b)) >= 2:
+        return compare_seeded_rows(run_a, run_b, rows_a, rows_b, include_trivial, n_resamples,
+                                   seed)
+    run_a, run_b = (rows[0] if len(rows) == 1 else path
+                    for rows, path in ((rows_a, run_a), (rows_b, run_b)))
     about_a, records_a = load_run(run_a)
     about_b, records_b = load_run(run_b)
     records_a, records_b = align_records(records_a, records_b)
@@ -62,7 +85,34 @@ def compare_runs(
         "n_resamples": n_resamples,
         "alpha": CI_ALPHA,
         "seed": seed,
+        "method": DOCUMENTS_ONLY,
         "metrics": paired_test(scored_a, scored_b, n_resamples, CI_ALPHA, seed),
+    }
+
+
+def compare_seeded_rows(
+    row_a: Path, row_b: Path, runs_a: list[Path], runs_b: list[Path],
+    include_trivial: bool, n_resamples: int, seed: int,
+) -> dict:
+    """The leaderboard's comparison of two rows of several seeds each."""
+    sides = []
+    for path, runs in ((row_a, runs_a), (row_b, runs_b)):
+        loaded = [load_run(run) for run in runs]
+        about = {"path": str(path), **{key: loaded[0][0].get(key) for key in RUN_KEYS[:3]},
+                 "seeds": [about["seed"] for about, _ in loaded]}
+        sides.append((about, seeded_row([records for _, records in loaded], include_trivial)))
+    (about_a, seeded_a), (about_b, seeded_b) = sides
+    metrics = compare_seeded(seeded_a, seeded_b, n_resamples, CI_ALPHA, seed)
+    return {
+        "a": about_a,
+        "b": about_b,
+        "n_docs": len(seeded_a.records),
+        "trivial_policy": trivial_policy(include_trivial),
+        "n_resamples": n_resamples,
+        "alpha": CI_ALPHA,
+        "seed": seed,
+        "method": SEEDS_AND_DOCUMENTS,
+        "metrics": metrics,
     }
 
 
@@ -71,9 +121,35 @@ def _describe(about: dict) -> str:
     return about["path"] + (f" ({', '.join(known)})" if known else "")
 
 
+def _format_seeded(result: dict, level: int) -> list[str]:
+    lines = [
+        f"{result['n_docs']} paired documents (trivial documents {result['trivial_policy']}); "
+        f"seeds {result['a']['seeds']} against {result['b']['seeds']}; {level}% interval and "
+        f"t-test of the seed means, counting seed and document variation (document bootstrap "
+        f"of {result['n_resamples']} resamples, seed {result['seed']})",
+        "",
+        f"{'metric':<13}{'A':>9}{'B':>9}{'A - B':>10}   {f'{level}% CI of A - B':<22}"
+        f"{'p':>9}{'se seeds':>10}{'se docs':>9}{'df':>7}",
+    ]
+    for key, row in result["metrics"].items():
+        name = key + ("*" if key in LOWER_IS_BETTER else "")
+        interval = f"[{row['ci_low']:+.4f}, {row['ci_high']:+.4f}]"
+        lines.append(
+            f"{name:<13}{row['a']:>9.4f}{row['b']:>9.4f}{row['diff']:>+10.4f}   {interval:<22}"
+            f"{row['p']:>9.3g}{row['se_seeds']:>10.4f}{row['se_docs']:>9.4f}{row['df']:>7.1f}"
+        )
+    return lines
+
+
 def format_table(result: dict) -> str:
     """The comparison as a plain-text table."""
     level = round(100 * (1 - result["alpha"]))
+    head = [f"A = {_describe(result['a'])}", f"B = {_describe(result['b'])}"]
+    if result.get("method") == SEEDS_AND_DOCUMENTS:
+        lines = head + _format_seeded(result, level)
+        if LOWER_IS_BETTER & set(result["metrics"]):
+            lines.append("* lower is better")
+        return "\n".join(lines)
     lines = [
         f"A = {_describe(result['a'])}",
         f"B = {_describe(result['b'])}",
@@ -91,6 +167,7 @@ def format_table(result: dict) -> str:
             f"{name:<13}{row['a']:>9.4f}{row['b']:>9.4f}{row['diff']:>+10.4f}   {interval:<22}"
             f"{row['p_permutation']:>9.3g}{row['p_wilcoxon']:>12.3g}{row['n_docs']:>7}"
         )
+    lines.append(f"method: {DOCUMENTS_ONLY}")
     if LOWER_IS_BETTER & set(result["metrics"]):
         lines.append("* lower is better")
     return "\n".join(lines)
@@ -101,8 +178,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m benchmark.compare",
         description="Paired comparison of two runs on the same test documents.",
     )
-    parser.add_argument("run_a", type=Path, help="run directory or predictions.jsonl (A)")
-    parser.add_argument("run_b", type=Path, help="run directory or predictions.jsonl (B)")
+    parser.add_argument(
+        "run_a", type=Path, help="run directory, predictions.jsonl or row directory of seeds (A)"
+    )
+    parser.add_argument(
+        "run_b", type=Path, help="run directory, predictions.jsonl or row directory of seeds (B)"
+    )
     parser.add_argument(
         "--include-trivial",
         action="store_true",

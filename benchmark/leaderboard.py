@@ -15,13 +15,21 @@ dataset x preset x variant, with the test figures of its seeds (DESIGN section 3
   `<metric>_ci_docs_low/high`, the runs' percentile-bootstrap intervals over test
   documents (the `ci` of each run record) averaged over seeds (how much it moves with
   the choice of documents);
-- `n_params`, `train_minutes` (mean over seeds);
-- `rank` within the dataset by mean tau (1 = best), and the paired comparison with the
-  best row of the dataset: each row's per-document figures are averaged over its seeds
-  and compared with the best row's on the same documents (`benchmark.pooled_paired`):
-  `tau_diff_vs_best` (this row - best), `tau_p_vs_best` (two-sided paired permutation
-  test) and `not_worse_than_best`: true for the best row and where p >= 0.05, empty when
-  the comparison was impossible (missing predictions, different documents).
+- `n_params`, `train_minutes` (mean over seeds); `epochs`, `best_epoch` (the epoch
+  selected on valid), `steps` (means over seeds), `stopped_by` and `threads` (each value
+  with its count over seeds, e.g. "early_stopping×2,max_epochs×1"; `unrecorded` for
+  records that predate the field);
+- `complete`: the row has as many seeds as the dataset's fullest row (and at least two).
+  Rows with fewer seeds are ranked and compared with nothing (shown apart);
+- `rank` of the complete rows by mean test tau (1 = highest), and the paired comparison
+  of each complete row (`benchmark.seeded_paired`, seeds and documents both counted):
+  `reference` is the dataset's reference row, fixed without test figures (`--reference`,
+  else the complete base row with the best mean VALID tau; `reference_rule` says which);
+  a base row is compared with the reference, an ablation row with its own preset's base
+  row (`compared_with`). `tau_diff` (this row - compared row), `tau_ci_low/high` (95%),
+  `tau_p` (two-sided), `tau_p_holm` (Holm-adjusted over every comparison of the dataset,
+  `benchmark.multiple_testing`) and `verdict`: better | worse (p_holm < 0.05) |
+  no_difference | reference; empty where no comparison was made.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import argparse
 import math
 import sys
 import warnings
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -42,8 +51,9 @@ from benchmark.bootstrap import CI_ALPHA
 from benchmark.cli_args import EXIT_BAD_INPUT
 from benchmark.leaderboard_markdown import to_markdown
 from benchmark.metrics import HEADLINE_ACCURACY
-from benchmark.pooled_paired import compare_rows, pool_seeds
-from benchmark.run_collection import Run, collect_runs, group_runs, metric_order
+from benchmark.multiple_testing import holm
+from benchmark.run_collection import DEFAULT_VARIANT, Run, collect_runs, group_runs, metric_order
+from benchmark.seeded_paired import SeededRow, compare_seeded, load_row
 from benchmark.wandb_export import log_leaderboard
 
 MAIN_METRICS = ("tau", "pmr", HEADLINE_ACCURACY)
@@ -52,10 +62,11 @@ CSV_NAME = "leaderboard.csv"
 MARKDOWN_NAME = "leaderboard.md"
 PAIRED_RESAMPLES = 10_000
 COUNTS = ("n_docs", "n_params")  # whole numbers, averaged over seeds
+UNRECORDED = "unrecorded"  # a run record older than the field
 
 
 class LeaderboardWarning(UserWarning):
-    """A row could not be compared with the best one."""
+    """A row could not be compared, or a dataset has no reference row."""
 
 
 def t_interval(values: Sequence[float], alpha: float = CI_ALPHA) -> tuple[float, float]:
@@ -102,7 +113,26 @@ def summarise_row(runs: Sequence[Run], metrics: Sequence[str]) -> dict:
         row[f"{metric}_ci_docs_low"], row[f"{metric}_ci_docs_high"] = _docs_interval(runs, metric)
     row["n_params"] = _mean([run.record.get("n_params", math.nan) for run in runs])
     row["train_minutes"] = _mean([run.record.get("train_seconds", math.nan) for run in runs]) / 60
+    for key in ("epochs", "best_epoch", "steps"):
+        row[key] = _recorded_mean(runs, key)
+    row["stopped_by"] = tally([run.record.get("stopped_by") for run in runs])
+    row["threads"] = tally([(run.record.get("environment") or {}).get("threads") for run in runs])
     return row
+
+
+def _recorded_mean(runs: Sequence[Run], key: str) -> float:
+    """Mean over seeds of a number of the run records; NaN unless every run has it."""
+    values = [run.record.get(key) for run in runs]
+    if any(not isinstance(value, (int, float)) or isinstance(value, bool) for value in values):
+        return math.nan
+    return float(np.mean(values))
+
+
+def tally(values: Sequence) -> str:
+    """"early_stopping×2,max_epochs×1": each value with its count, most frequent first;
+    `UNRECORDED` for runs whose records predate the field."""
+    counts = Counter(UNRECORDED if value is None else str(value) for value in values)
+    return ",".join(f"{value}×{count}" for value, count in counts.most_common())
 
 
 def _label(key: tuple[str, str, str]) -> str:
@@ -113,64 +143,145 @@ def _warn(message: str) -> None:
     warnings.warn(message, LeaderboardWarning, stacklevel=3)
 
 
-def _paired_columns(tau: dict | None) -> dict:
-    """The paired-test columns from the best-vs-row test of tau (None: no test)."""
-    if tau is None or math.isnan(tau["p_permutation"]):
-        return {
-            "tau_diff_vs_best": math.nan,
-            "tau_p_vs_best": math.nan,
-            "not_worse_than_best": None,
-        }
-    return {
-        "tau_diff_vs_best": -tau["diff"],  # the test ran best - row
-        "tau_p_vs_best": tau["p_permutation"],
-        "not_worse_than_best": bool(tau["p_permutation"] >= CI_ALPHA),
-    }
+def _valid_mean(runs: Sequence[Run], metric: str = RANK_METRIC) -> float:
+    """Mean over seeds of the runs' VALID figure (NaN when a run lacks it)."""
+    values = [(run.record["split"].get("valid") or {}).get(metric) for run in runs]
+    if any(not isinstance(value, (int, float)) for value in values):
+        return math.nan
+    return float(np.mean(values))
 
 
-def _compare_with_best(
-    groups: dict[tuple, list[Run]], keys: list[tuple], n_resamples: int, seed: int
+def choose_reference(
+    groups: dict[tuple, list[Run]], keys: Sequence[tuple], complete: set[tuple],
+    named: str | None = None,
+) -> tuple[tuple | None, str]:
+    """The reference row of one dataset and how it was chosen, without test figures.
+
+    `named` ("preset" or "preset/variant") picks it; else the complete `base` row with
+    the highest mean valid tau. (None, reason) when there is none.
+    """
+    if named:
+        preset, _, variant = named.partition("/")
+        key = next((k for k in keys if k[1] == preset and k[2] == (variant or DEFAULT_VARIANT)),
+                   None)
+        if key is None:
+            return None, f"named reference {named} has no run"
+        if key not in complete:
+            return None, f"named reference {named} has fewer seeds than the other rows"
+        return key, "named"
+    candidates = [k for k in keys if k in complete and k[2] == DEFAULT_VARIANT]
+    scored = [(k, _valid_mean(groups[k])) for k in candidates]
+    scored = [(k, value) for k, value in scored if not math.isnan(value)]
+    if not scored:
+        return None, "no complete base row with valid figures"
+    return max(scored, key=lambda item: (item[1], item[0]))[0], f"best valid {RANK_METRIC}"
+
+
+def comparison_target(key: tuple, reference: tuple | None, keys: Sequence[tuple]) -> tuple | None:
+    """The row `key` is compared with: an ablation its own preset's base row, a base row
+    the dataset's reference; None for the reference itself or a missing base."""
+    if key == reference:
+        return None
+    if key[2] != DEFAULT_VARIANT:
+        base = (key[0], key[1], DEFAULT_VARIANT)
+        return base if base in keys else None
+    return reference
+
+
+_NOT_COMPARED = {
+    "compared_with": None, "tau_diff": math.nan, "tau_ci_low": math.nan, "tau_ci_high": math.nan,
+    "tau_p": math.nan, "tau_p_holm": math.nan, "verdict": None,
+}
+
+
+def _verdict(diff: float, p_holm: float) -> str:
+    if p_holm < CI_ALPHA:
+        return "better" if diff > 0 else "worse"
+    return "no_difference"
+
+
+def _compare_dataset(
+    groups: dict[tuple, list[Run]], keys: list[tuple], complete: set[tuple],
+    reference: tuple | None, n_resamples: int, seed: int,
 ) -> dict[tuple, dict]:
-    """Paired-test columns of every row of one dataset; `keys` ranked best first."""
-    best, others = keys[0], keys[1:]
-    columns = {
-        best: {"tau_diff_vs_best": 0.0, "tau_p_vs_best": math.nan, "not_worse_than_best": True}
-    }
-    try:
-        best_pooled = pool_seeds(groups[best])
-    except (ValueError, OSError) as error:
-        _warn(f"{best[0]}: the best row {_label(best)} cannot be paired with the others: {error}")
-        return {**columns, **{key: _paired_columns(None) for key in others}}
-    for key in others:
+    """The comparison columns of every row of one dataset, Holm-corrected as a family."""
+    columns = {key: dict(_NOT_COMPARED) for key in keys}
+    if reference is not None:
+        columns[reference]["verdict"] = "reference"
+    loaded: dict[tuple, SeededRow | None] = {}
+
+    def row(key: tuple) -> SeededRow | None:
+        if key not in loaded:
+            try:
+                loaded[key] = load_row(groups[key])
+            except (ValueError, OSError) as error:
+                _warn(f"{key[0]}: {_label(key)} cannot be compared: {error}")
+                loaded[key] = None
+        return loaded[key]
+
+    tested = []
+    for key in keys:
+        target = comparison_target(key, reference, keys)
+        if key not in complete or target is None or target not in complete:
+            if key in complete and key != reference and key[2] != DEFAULT_VARIANT:
+                _warn(f"{key[0]}: {_label(key)} not compared: no complete base row of {key[1]}")
+            continue
+        row_a, row_b = row(key), row(target)
+        if row_a is None or row_b is None:
+            continue
         try:
-            tau = compare_rows(best_pooled, pool_seeds(groups[key]), n_resamples, seed)
-        except (ValueError, OSError) as error:  # PairingError is a ValueError
-            _warn(f"{key[0]}: {_label(key)} not compared with the best row {_label(best)}: {error}")
-            columns[key] = _paired_columns(None)
-        else:
-            columns[key] = _paired_columns(tau[RANK_METRIC])
+            tau = compare_seeded(row_a, row_b, n_resamples, CI_ALPHA, seed)[RANK_METRIC]
+        except ValueError as error:  # PairingError is a ValueError
+            _warn(f"{key[0]}: {_label(key)} not compared with {_label(target)}: {error}")
+            continue
+        columns[key].update(
+            compared_with=_label(target), tau_diff=tau["diff"], tau_ci_low=tau["ci_low"],
+            tau_ci_high=tau["ci_high"], tau_p=tau["p"],
+        )
+        tested.append(key)
+    for key, p_holm in zip(tested, holm([columns[k]["tau_p"] for k in tested]), strict=True):
+        columns[key]["tau_p_holm"] = float(p_holm)
+        columns[key]["verdict"] = _verdict(columns[key]["tau_diff"], p_holm)
     return columns
 
 
 def build_leaderboard(
-    runs: Sequence[Run], n_resamples: int = PAIRED_RESAMPLES, seed: int = 0
+    runs: Sequence[Run], n_resamples: int = PAIRED_RESAMPLES, seed: int = 0,
+    reference: str | None = None,
 ) -> pd.DataFrame:
-    """The leaderboard of `runs` (see the module docstring), ranked within each dataset."""
+    """The leaderboard of `runs` (see the module docstring), ranked within each dataset.
+
+    `reference` ("preset" or "preset/variant") names the reference row of every dataset
+    that has it; else each dataset's is its complete base row with the best valid tau.
+    """
     groups = group_runs(runs)
     metrics = metric_order(runs)
     rows = {key: summarise_row(group, metrics) for key, group in groups.items()}
     for dataset in dict.fromkeys(key[0] for key in groups):
-        keys = sorted(
-            (key for key in groups if key[0] == dataset),
-            key=lambda key: (-rows[key][f"{RANK_METRIC}_mean"], key),
-        )
-        paired = _compare_with_best(groups, keys, n_resamples, seed)
-        for rank, key in enumerate(keys, start=1):
-            rows[key].update(rank=rank, best=_label(keys[0]), **paired[key])
+        keys = [key for key in groups if key[0] == dataset]
+        full = max(len(groups[key]) for key in keys)
+        complete = {key for key in keys if len(groups[key]) == full and full >= 2}
+        ref, rule = choose_reference(groups, keys, complete, reference)
+        if ref is None:
+            _warn(f"{dataset}: no reference row ({rule}); no row is compared")
+        paired = _compare_dataset(groups, keys, complete, ref, n_resamples, seed)
+        ranked = sorted(complete, key=lambda key: (-rows[key][f"{RANK_METRIC}_mean"], key))
+        for key in keys:
+            rows[key].update(
+                rank=ranked.index(key) + 1 if key in complete else None,
+                complete=key in complete,
+                reference=_label(ref) if ref else None,
+                reference_rule=rule,
+                **paired[key],
+            )
     table = pd.DataFrame(list(rows.values()))
     if table.empty:
         return table
-    table = table.sort_values(["dataset", "rank"], kind="stable").reset_index(drop=True)
+    table["rank"] = table["rank"].astype("Int64")  # empty for rows shown apart
+    table = table.sort_values(
+        ["dataset", "complete", "rank", "tau_mean"], ascending=[True, False, True, False],
+        kind="stable",
+    ).reset_index(drop=True)
     table[list(COUNTS)] = table[list(COUNTS)].round().astype("Int64")  # empty when unknown
     leading = ["dataset", "rank", "preset", "variant"]
     return table[leading + [column for column in table.columns if column not in leading]]
@@ -201,6 +312,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=0, help="paired-test seed (default 0)")
     parser.add_argument(
+        "--reference",
+        metavar="PRESET[/VARIANT]",
+        help="the reference row of every dataset (default: the base row with the best valid "
+        "tau), fixed before any test figure is read",
+    )
+    parser.add_argument(
         "--wandb",
         action="store_true",
         help="also log the table to W&B (offline unless WANDB_MODE says otherwise)",
@@ -215,7 +332,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except FileNotFoundError as error:
             print(f"benchmark.leaderboard: error: {error}", file=sys.stderr)
             return EXIT_BAD_INPUT
-        table = build_leaderboard(runs, args.resamples, args.seed)
+        table = build_leaderboard(runs, args.resamples, args.seed, args.reference)
     for warning in caught:
         print(f"benchmark.leaderboard: warning: {warning.message}", file=sys.stderr)
     if table.empty:

@@ -35,7 +35,8 @@ def log_leaderboard(table: pd.DataFrame) -> None:
     """Log the leaderboard table as `leaderboard` in a new W&B run."""
     wandb, run = _init("leaderboard")
     with run:
-        run.log({"leaderboard": wandb.Table(dataframe=table)})
+        plain = table.astype(object).where(table.notna(), None)  # pd.NA is not JSON
+        run.log({"leaderboard": wandb.Table(dataframe=plain)})
 
 
 def log_plots(images: Mapping[str, Path]) -> None:

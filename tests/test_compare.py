@@ -11,10 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fixtures_runs import write_run
 from scipy.stats import wilcoxon
 
 from benchmark.bootstrap import bootstrap_ci
-from benchmark.compare import compare_runs, main
+from benchmark.compare import DOCUMENTS_ONLY, SEEDS_AND_DOCUMENTS, compare_runs, main
 from benchmark.metrics import score_documents, score_records
 from benchmark.paired import PairingError, align_records, paired_test
 from benchmark.predictions import write_predictions
@@ -229,3 +230,19 @@ def test_paired_test_input_checks():
     with pytest.raises(ValueError, match="n_resamples"):
         paired_test(scored, scored, n_resamples=0)
     assert math.isclose(paired_test(scored, scored, n_resamples=10)["tau"]["p_permutation"], 1.0)
+
+
+def test_row_directories_are_compared_counting_seeds(tmp_path, capsys):
+    """Row directories of 3 seeds each: the leaderboard's comparison (seeds + documents)."""
+    for seed in range(3):
+        write_run(tmp_path, "attordernet", seed, quality=0.9)
+        write_run(tmp_path, "cnn_ptrnet", seed, quality=0.3)
+    good, poor = tmp_path / "brown/attordernet/base", tmp_path / "brown/cnn_ptrnet/base"
+    result = compare_runs(good, poor, n_resamples=500)
+    assert result["method"] == SEEDS_AND_DOCUMENTS and result["a"]["seeds"] == [0, 1, 2]
+    tau = result["metrics"]["tau"]
+    assert tau["diff"] > 0 and tau["ci_low"] > 0 and tau["p"] < 0.05 and tau["se_seeds"] > 0
+    assert main([str(good), str(poor), "--resamples", "200"]) == 0
+    assert "counting seed and document variation" in capsys.readouterr().out
+    single = compare_runs(good / "seed_0", poor / "seed_0", n_resamples=100)
+    assert single["method"] == DOCUMENTS_ONLY

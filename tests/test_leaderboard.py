@@ -38,16 +38,17 @@ def clone_run(source: Path, runs: Path, variant: str) -> Path:
     return target
 
 
-def mark(row: pd.Series) -> bool | None:
-    """The row's `not_worse_than_best` as True, False or None (no comparison)."""
-    value = row["not_worse_than_best"]
-    return None if pd.isna(value) else bool(value)
+def verdict(row: pd.Series) -> str | None:
+    """The row's verdict: better, worse, no_difference, reference, or None (not compared)."""
+    value = row["verdict"]
+    return None if pd.isna(value) else str(value)
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> Path:
-    """Brown: a strong preset with a tied copy, a close one, a weak one and random;
-    synthetic: one run; plus an unfinished run, a checkpoint-only run and bad records."""
+    """Brown: a strong preset with a tied copy (an ablation variant), a close one, a weak
+    one and random with fewer seeds; synthetic: one run; plus an unfinished run, a
+    checkpoint-only run and bad records."""
     root = tmp_path_factory.mktemp("runs")
     for seed in range(3):
         best = write_run(root, "attordernet", seed, quality=0.85)
@@ -72,7 +73,8 @@ def runs(tmp_path_factory) -> Path:
 def table(runs: Path) -> pd.DataFrame:
     with pytest.warns(RunCollectionWarning):
         collected = collect_runs(runs)
-    return build_leaderboard(collected, n_resamples=RESAMPLES)
+    with pytest.warns(LeaderboardWarning, match="synthetic: no reference row"):
+        return build_leaderboard(collected, n_resamples=RESAMPLES)
 
 
 def test_unfinished_and_malformed_runs_are_left_out_with_a_warning_naming_them(runs: Path):
@@ -101,8 +103,10 @@ def test_one_row_per_dataset_preset_variant_with_every_column(table: pd.DataFram
     for metric in MAIN_METRICS:
         for kind in ("seeds", "docs"):
             assert {f"{metric}_ci_{kind}_low", f"{metric}_ci_{kind}_high"} <= set(table.columns)
-    assert {"rank", "n_seeds", "seeds", "n_docs", "n_params", "train_minutes", "best",
-            "tau_diff_vs_best", "tau_p_vs_best", "not_worse_than_best"} <= set(table.columns)
+    assert {"rank", "n_seeds", "seeds", "n_docs", "n_params", "train_minutes", "epochs",
+            "best_epoch", "steps", "stopped_by", "threads", "complete", "reference",
+            "reference_rule", "compared_with", "tau_diff", "tau_ci_low", "tau_ci_high", "tau_p",
+            "tau_p_holm", "verdict"} <= set(table.columns)
     brown = table[table["dataset"] == "brown"].set_index(["preset", "variant"])
     assert brown.loc[("attordernet", "base"), "n_seeds"] == 3
     assert brown.loc[("random", "base"), "seeds"] == "0,1"
@@ -110,13 +114,18 @@ def test_one_row_per_dataset_preset_variant_with_every_column(table: pd.DataFram
     assert brown.loc[("attordernet", "base"), "n_docs"] == 60
 
 
-def test_rows_are_ranked_by_mean_tau_within_each_dataset(table: pd.DataFrame):
-    for _, rows in table.groupby("dataset"):
-        assert list(rows["rank"]) == list(range(1, len(rows) + 1))
-        assert list(rows["tau_mean"]) == sorted(rows["tau_mean"], reverse=True)
+def test_complete_rows_are_ranked_by_mean_tau_and_rows_with_fewer_seeds_shown_apart(
+    table: pd.DataFrame,
+):
     brown = table[table["dataset"] == "brown"]
-    assert brown.iloc[-1]["preset"] == "random"
-    assert table[table["dataset"] == "synthetic"]["rank"].tolist() == [1]
+    complete = brown[brown["complete"]]
+    assert list(complete["rank"]) == list(range(1, len(complete) + 1))
+    assert list(complete["tau_mean"]) == sorted(complete["tau_mean"], reverse=True)
+    random = brown.iloc[-1]  # 2 seeds where the others have 3: last, unranked, unmarked
+    assert random["preset"] == "random" and not random["complete"]
+    assert pd.isna(random["rank"]) and verdict(random) is None and math.isnan(random["tau_p"])
+    synthetic = table[table["dataset"] == "synthetic"].iloc[0]  # one seed: nothing to compare
+    assert pd.isna(synthetic["rank"]) and verdict(synthetic) is None
 
 
 def test_mean_std_and_intervals_over_seeds(runs: Path, table: pd.DataFrame):
@@ -142,28 +151,37 @@ def test_t_interval_is_the_student_interval_of_the_mean():
     assert all(math.isnan(v) for v in t_interval([0.5]))
 
 
-def test_paired_mark_against_the_best_preset(table: pd.DataFrame):
+def test_rows_are_compared_with_the_reference_chosen_on_valid_and_holm_corrected(
+    table: pd.DataFrame,
+):
     brown = table[table["dataset"] == "brown"].set_index(["preset", "variant"])
-    assert (brown["best"] == "attordernet/base").all()
-    best = brown.loc[("attordernet", "base")]
-    assert best["rank"] == 1 and mark(best) is True
-    tie = brown.loc[("attordernet", "copy")]
-    assert tie["tau_diff_vs_best"] == pytest.approx(0) and tie["tau_p_vs_best"] == 1.0
-    assert mark(tie) is True
-    for preset in ("cnn_ptrnet", "random"):
-        worse = brown.loc[(preset, "base")]
-        assert worse["tau_diff_vs_best"] < 0 and worse["tau_p_vs_best"] < 0.05
-        assert mark(worse) is False
+    assert (brown["reference"] == "attordernet/base").all()
+    assert (brown["reference_rule"] == "best valid tau").all()
+    assert verdict(brown.loc[("attordernet", "base")]) == "reference"
+    tie = brown.loc[("attordernet", "copy")]  # an ablation: against its own base row
+    assert tie["compared_with"] == "attordernet/base"
+    assert tie["tau_diff"] == pytest.approx(0) and tie["tau_p"] == 1.0
+    assert verdict(tie) == "no_difference"
+    worse = brown.loc[("cnn_ptrnet", "base")]
+    assert worse["compared_with"] == "attordernet/base"
+    assert worse["tau_diff"] < 0 and worse["tau_ci_high"] < 0 and worse["tau_p_holm"] < 0.05
+    assert verdict(worse) == "worse"
+    tested = brown.dropna(subset=["tau_p"])
+    assert len(tested) == 3  # copy, lstm_ptrnet, cnn_ptrnet
+    assert (tested["tau_p_holm"] >= tested["tau_p"]).all()
+    assert tested["tau_p_holm"].min() == pytest.approx(min(1, 3 * tested["tau_p"].min()))
 
 
 def test_rows_without_predictions_are_not_marked(tmp_path: Path):
     for seed in range(2):
         write_run(tmp_path, "attordernet", seed, quality=0.9)
         (write_run(tmp_path, "han", seed, quality=0.5) / "predictions.jsonl").unlink()
-    with pytest.warns(LeaderboardWarning, match="han/base not compared with the best row"):
-        table = build_leaderboard(collect_runs(tmp_path), n_resamples=RESAMPLES)
+    with pytest.warns(LeaderboardWarning, match="han/base cannot be compared"):
+        table = build_leaderboard(
+            collect_runs(tmp_path), n_resamples=RESAMPLES, reference="attordernet"
+        )
     han = table[table["preset"] == "han"].iloc[0]
-    assert mark(han) is None and math.isnan(han["tau_p_vs_best"])
+    assert verdict(han) is None and math.isnan(han["tau_p"])
 
 
 def test_cli_writes_csv_and_markdown(runs: Path, tmp_path: Path, capsys):
@@ -175,7 +193,8 @@ def test_cli_writes_csv_and_markdown(runs: Path, tmp_path: Path, capsys):
     assert len(table) == 6 and table.iloc[0]["preset"] == "attordernet"
     markdown = (out / "leaderboard.md").read_text()
     assert "## brown" in markdown and "## synthetic" in markdown
-    assert "| 1 | attordernet | base | 3 |" in markdown and "✓" in markdown and "✗" in markdown
+    assert "| 1 | attordernet | base | 3 |" in markdown and "▼" in markdown and "ref" in markdown
+    assert "Rows with fewer than 3 seeds, not ranked and not compared" in markdown
     assert not list(out.glob(".*.tmp"))
 
 
@@ -215,6 +234,43 @@ def test_records_without_optional_figures_still_make_a_row(tmp_path: Path):
     table = build_leaderboard(collect_runs(tmp_path), n_resamples=100)
     row = table.iloc[0]
     assert pd.isna(row["n_params"]) and math.isnan(row["tau_ci_docs_low"])
-    assert row["n_docs"] == 60 and mark(row) is True
+    assert row["n_docs"] == 60 and verdict(row) is None
+    assert row["stopped_by"] == "unrecorded×1" and math.isnan(row["epochs"])
     main(["--runs", str(tmp_path), "--out", str(tmp_path / "out")])
-    assert "| 1 | han | base | 1 |" in (tmp_path / "out" / "leaderboard.md").read_text()
+    assert "| – | han | base | 1 |" in (tmp_path / "out" / "leaderboard.md").read_text()
+
+
+def set_record(run_dir: Path, **changes) -> None:
+    record = json.loads((run_dir / "metrics.json").read_text())
+    write_run_record(run_dir, {**record, **changes})
+
+
+def test_reference_is_chosen_on_valid_not_test_or_named(tmp_path: Path):
+    """han is better on test, lstm_ptrnet on valid: the reference is lstm_ptrnet."""
+    for seed in range(2):
+        strong = write_run(tmp_path, "han", seed, quality=0.9)
+        weak = write_run(tmp_path, "lstm_ptrnet", seed, quality=0.4)
+        valid = json.loads((strong / "metrics.json").read_text())["split"]["valid"]
+        set_record(strong, split={**json.loads((strong / "metrics.json").read_text())["split"],
+                                  "valid": {**valid, "tau": 0.1}})
+        set_record(weak, split={**json.loads((weak / "metrics.json").read_text())["split"],
+                                "valid": {**valid, "tau": 0.5}})
+    table = build_leaderboard(collect_runs(tmp_path), n_resamples=RESAMPLES)
+    assert (table["reference"] == "lstm_ptrnet/base").all()
+    han = table[table["preset"] == "han"].iloc[0]
+    assert han["rank"] == 1 and han["compared_with"] == "lstm_ptrnet/base"
+    named = build_leaderboard(collect_runs(tmp_path), n_resamples=100, reference="han/base")
+    assert (named["reference"] == "han/base").all() and (named["reference_rule"] == "named").all()
+
+
+def test_training_outcome_columns_summarise_the_seeds(tmp_path: Path):
+    for seed, (stopped, epochs) in enumerate(
+        [("early_stopping", 5), ("early_stopping", 6), ("max_epochs", 8)]
+    ):
+        run_dir = write_run(tmp_path, "han", seed, quality=0.7)
+        set_record(run_dir, stopped_by=stopped, epochs=epochs, best_epoch=epochs - 2,
+                   steps=100 * epochs, environment={"threads": 1})
+    row = build_leaderboard(collect_runs(tmp_path), n_resamples=100).iloc[0]
+    assert row["stopped_by"] == "early_stopping×2,max_epochs×1"
+    assert row["epochs"] == pytest.approx(19 / 3) and row["best_epoch"] == pytest.approx(13 / 3)
+    assert row["steps"] == pytest.approx(1900 / 3) and row["threads"] == "1×3"
