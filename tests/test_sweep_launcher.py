@@ -11,6 +11,7 @@ import pytest
 from hydra.core.utils import JobReturn, JobStatus
 from submitit.core.utils import FailedJobError, UncompletedJobError
 
+from benchmark.slurm_pending import pending_warning
 from benchmark.sweep_failure import write_failure
 from benchmark.sweep_launcher import BaseSweepLauncher, job_end_detail
 from benchmark.sweep_summary import FAILED, INTERRUPTED, format_summary, run_state
@@ -114,3 +115,25 @@ def test_submitits_refusal_to_requeue_again_is_the_time_limit(tmp_path: Path):
     state = run_state(run_dir)
     assert state.state == INTERRUPTED
     assert state.failure["error"] == f"SLURM job 43 ended TIMEOUT: {job_end_detail('TIMEOUT')}"
+
+
+def test_jobs_held_by_the_partition_are_named_once_while_waiting(monkeypatch, caplog, tmp_path):
+    import benchmark.sweep_launcher as launcher
+
+    class Pending(FakeJob):
+        polls = 0
+
+        def done(self):
+            Pending.polls += 1
+            return Pending.polls > 3
+
+    monkeypatch.setattr(launcher, "POLL_S", 0)
+    monkeypatch.setattr(launcher, "PENDING_CHECK_S", 0)
+    asked = []
+    monkeypatch.setattr(launcher, "read_squeue", lambda ids: asked.append(ids) or [
+        ("44_0", "PENDING", "PartitionConfig"), ("44_1", "PENDING", "Priority")])
+    with caplog.at_level("WARNING"):
+        Launcher()._wait([Pending(tmp_path, "44_0", "PENDING", None)])
+    assert asked == [["44"]] * 3
+    warnings = [r.message for r in caplog.records if "Reason=" in r.message]
+    assert warnings == [pending_warning("PartitionConfig", ["44_0"])]
