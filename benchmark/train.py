@@ -5,8 +5,8 @@ A Hydra app (configs in `conf/`). The run directory receives the best checkpoint
 `.hydra/` and, last and atomically, `metrics.json` (DESIGN sections 3 and 5).
 
 With `dataset.noise` 1 or 0/1 (distractors, DESIGN section 4; Wang and Wan 2019) the
-model gets an END candidate, the records list each document's distractors, the
-checkpoint is selected on `val/pm_f` and order discrimination, which scores complete
+model is wrapped with an END candidate (`benchmark.net_factory`), the records list each
+document's distractors, the checkpoint is selected on `val/pm_f` and order discrimination, which scores complete
 orders of the gold sentences, is skipped (`protocol.discrimination.skipped`).
 """
 
@@ -39,6 +39,7 @@ from benchmark.published_permutations import published_permutations
 from benchmark.finite_guard import FiniteGuard, NonFiniteError
 from benchmark.lit_module import OrderingTask
 from benchmark.metrics import HEADLINE_ACCURACY
+from benchmark.net_factory import build_net, dataset_noise, noise_options
 from benchmark.prediction_records import gather_records, with_meta
 from benchmark.predictions import write_predictions
 from benchmark.run_environment import run_environment
@@ -63,7 +64,7 @@ from benchmark.sweep_submitit import prepare_processes, submitit_logs
 from benchmark.sweep_wandb import build_loggers, finish_wandb
 from benchmark.training_progress import training_progress
 from data.errors import DataFormatError
-from data.noise import has_noise, noise_label, noise_setting
+from data.noise import has_noise, noise_label
 
 log = logging.getLogger(__name__)
 # errors whose message says all (the key, file:line or run directory): one line, no traceback
@@ -71,11 +72,6 @@ ONE_LINE_ERRORS = (
     ConfigError, DataFormatError, NonFiniteError, ReadOnlyRunError, RunConflictError,
     RunLockedError,
 )
-
-
-def dataset_noise(cfg: DictConfig) -> str:
-    """The run's noise setting, "0", "1" or "0/1" (configs older than the option: "0")."""
-    return noise_setting(cfg.dataset.get("noise", 0))
 
 
 def build_datamodule(cfg: DictConfig) -> pl.LightningDataModule:
@@ -89,14 +85,6 @@ def build_datamodule(cfg: DictConfig) -> pl.LightningDataModule:
         embeddings=cfg.model.get("embeddings"),
         embedding_dim=cfg.model.get("embedding_dim", 50),
         noise=dataset_noise(cfg),
-    )
-
-
-def build_net(cfg: DictConfig, vocab_size: int, pretrained_embeddings) -> torch.nn.Module:
-    """The model preset, with an END candidate in the noise setting."""
-    end = {"end_candidate": True} if has_noise(dataset_noise(cfg)) else {}
-    return instantiate(
-        cfg.model.net, vocab_size=vocab_size, pretrained_embeddings=pretrained_embeddings, **end
     )
 
 
@@ -243,6 +231,8 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
             "setting": noise,
             "distractors": "a sentence of another document of the same split, id -1",
             "draws": "valid/test: sha256(noise, dataset, split, document id, protocol_seed)",
+            "end": "GO slot encoded with the sentences (Wang and Wan 2019, released code)",
+            "options": noise_options(cfg),
         }
         if cfg.evaluate_discrimination:
             record["protocol"]["discrimination"] = {
@@ -290,7 +280,8 @@ def main(cfg: DictConfig) -> None:
         record_failure(run_dir, error, [run_dir / f"{hydra_cfg.job.name}.log", *submitit_logs()])
         if not multirun:
             if isinstance(error, ONE_LINE_ERRORS):  # said in full in one line, no traceback
-                print(f"error: {error}", file=sys.stderr)
+                print("\n".join(f"error: {line}" for line in str(error).splitlines()),
+                      file=sys.stderr)
                 sys.exit(2 if isinstance(error, ConfigError) else 1)
             raise
         log.exception("%s: run failed; the sweep goes on", run_dir)

@@ -21,7 +21,7 @@ from omegaconf import DictConfig, OmegaConf
 from torch import nn
 
 from benchmark.run_record import RECORD_NAME, VOCAB_NAME
-from benchmark.train import build_net
+from benchmark.net_factory import build_net
 from data.collate import collate, make_example
 from data.tokenize import tokenize
 from data.vocab import UNK_ID, Vocab

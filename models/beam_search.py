@@ -22,7 +22,7 @@ one candidate left, whose log-probability is exactly 0. Rows that are not decode
 that forced log-probability; their scores are -inf unless forced, so rankings, orders and
 scores are those of decoding every row.
 
-With an END candidate (`end`, `models.end_candidate`; Wang and Wan 2019) hypotheses of one
+With an END candidate (`end`, `models.noise_wrapper`; Wang and Wan 2019) hypotheses of one
 document differ in length: a hypothesis that chose END is finished and is carried with its
 score unchanged (its only continuation is padding, at log-probability 0), competing with
 the longer ones. Every order is still a prefix-closed path, so with beam_size >= the

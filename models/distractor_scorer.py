@@ -1,45 +1,30 @@
 """Which presented sentences look like distractors: cohesion with the paragraph.
 
-For the noise setting of Wang and Wan (2019), "Hierarchical Attention Networks for
-Sentence Ordering" (AAAI), whose decoder leaves distractors out by pointing to END
-(`models.end_candidate`). A distractor comes from another document, so it shares fewer
-words with the other presented sentences than they share with each other (lexical
-cohesion: Halliday and Hasan 1976; Barzilay and Lapata 2008 use entity repetition across
-sentences for coherence) and is about something else (topical similarity of averaged word
-vectors, as in Foltz et al. 1998's LSA coherence). On Brown's validation split under
-`noise=1`, the sentence sharing the smallest share of its words with the others is the
-distractor in 50% of documents (dropping one at random: about 1 in 7), while the pointer
-decoders alone left out exactly the distractor in 16-17% of test documents
-(docs/metrics.md). Under `noise=0/1` the decision is whether there is a distractor at all,
-which needs the outlier's strength: a logistic regression on the overlap features alone
-left `noise_acc` at the "keep everything" rate (0.51 on validation), with the topical ones
-and z-scores it reached 0.57 (one-off study on a trained model's word vectors with IDF or
-log-rank word weights, not in the suite; with unweighted words, 0.54). This scorer gives
-that evidence to every preset.
+An option of the noise setting of our own (`models.noise_wrapper`, `distractor_scorer`;
+neither in Wang and Wan 2019 nor in their released code). A distractor comes from another
+document, so it shares fewer words with the other presented sentences than they share
+with each other (lexical cohesion: Halliday and Hasan 1976; entity repetition, Barzilay
+and Lapata 2008) and is about something else (topical similarity of averaged word vectors,
+Foltz et al. 1998). Why these features and their measured effect: docs/metrics.md,
+"Noise robustness".
 
 Per presented sentence i, with `present[t]` = word t of i occurs in another presented
-sentence of the same document (exact word id; `<pad>`/`<unk>` never count), and each
-word's salience = its rarity log(id) (the vocabulary lists words by descending frequency,
-so by Zipf's law log(rank) is an inverse document frequency up to a constant; `<unk>`
-gets 0) times a learned softplus(w . x_t) of its word vector x_t (1 at initialisation),
-and the topic vector of i = the salience-weighted mean of its word vectors:
+sentence of the same document (exact word id; ids below `first_word_id` never count), and
+each word's salience = its rarity log(rank) (the vocabulary lists words by descending
+frequency, so by Zipf's law log(rank) is an inverse document frequency up to a constant;
+special words get 0) times a learned softplus(w . x_t) of its word vector x_t (1 at
+initialisation), and the topic vector of i = the salience-weighted mean of its word vectors:
 - overlap: the mean of `present`, salience-weighted and unweighted;
 - topic: the cosine of i's topic vector with the mean of the other sentences' and with
   the closest other sentence's;
 - each of these four raw, minus its mean over the document's sentences and divided by
-  their standard deviation too (the distractor is the outlier, and how far out it lies
-  tells whether there is one);
+  their standard deviation too (the distractor is the outlier of its document);
 - log of the number of words and of the document's sentences;
 plus a linear read of the paragraph encoder's context of i. A small MLP maps these to a
 logit d_i, and a learned d_none stands for "no distractor": a softmax over the document's
 sentences and none says which one is its distractor (the noise settings give a document
-at most one; under `noise=0/1`, none is the answer for half of them). Models without word
-vectors (a pretrained text encoder) weight words by rarity alone and take their sentence
-vectors as topic vectors.
-
-The logits enter the decoder's scores (`models.end_candidate.DistractorAwareEnd`) and an
-auxiliary loss (`distractor_loss` in `OrderingModel.loss`), since a training document's
-distractor is known (the presented sentence missing from its gold order, if any).
+at most one). Models without word vectors (a pretrained text encoder) weight words by
+rarity alone and take their sentence vectors as topic vectors.
 """
 
 import math
@@ -48,10 +33,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from data.vocab import UNK_ID
 from models.masked_ops import length_mask, masked_mean
 
-FIRST_WORD_ID = UNK_ID + 1  # <pad> and <unk> never match; then by descending frequency
 N_COHESION = 4  # weighted and plain word overlap, topic similarity to the rest and to the closest
 N_FEATURES = 3 * N_COHESION + 2  # each raw, minus the document mean, z-scored; length, size
 PRIOR_LOGIT = -2.0  # initial d_i; with d_none = 0, about 1 in 8 per sentence
@@ -64,9 +47,11 @@ class DistractorScorer(nn.Module):
         self,
         context_dim: int,  # width of the paragraph encoder's contexts
         word_dim: int | None,  # width of the word vectors; None: rarity weights only
+        first_word_id: int,  # vocabulary id of the most frequent word (below: special words)
         hidden_dim: int = 32,
     ):
         super().__init__()
+        self.first_word_id = first_word_id
         self.salience = nn.Linear(word_dim, 1) if word_dim else None
         if self.salience is not None:  # starts at 1: the salience is the rarity alone
             nn.init.zeros_(self.salience.weight)
@@ -92,8 +77,9 @@ class DistractorScorer(nn.Module):
         padding sentences), and last, of none being one."""
         tokens = tokens[:, :, : max(int(lengths.max()), 1)]  # (B, N, T')
         weights = length_mask(lengths, tokens.shape[-1]).to(contexts.dtype)  # (B, N, T')
-        present = shared_words(tokens, weights > 0).to(weights.dtype)  # (B, N, T')
-        rarity = torch.log(tokens.clamp(min=UNK_ID).to(weights.dtype))  # (B, N, T') log rank
+        present = shared_words(tokens, weights > 0, self.first_word_id).to(weights.dtype)
+        rank = (tokens - self.first_word_id + 2).clamp(min=1)  # (B, N, T') 2, 3, ...; 1: special
+        rarity = torch.log(rank.to(weights.dtype))  # (B, N, T') log rank, 0 for special words
         salient = weights * rarity  # (B, N, T')
         if self.salience is not None and words is not None:
             words = words[:, :, : tokens.shape[-1]]  # (B, N, T', e)
@@ -129,11 +115,11 @@ def distractor_loss(logits: Tensor, classes: Tensor, mask: Tensor) -> Tensor:
     return F.cross_entropy(logits, classes, reduction="none")
 
 
-def shared_words(tokens: Tensor, in_sentence: Tensor) -> Tensor:
+def shared_words(tokens: Tensor, in_sentence: Tensor, first_word_id: int) -> Tensor:
     """tokens (B, N, T), in_sentence (B, N, T) -> (B, N, T) bool: True where the word also
-    occurs in another sentence of the same document (never for padding and <unk>)."""
+    occurs in another sentence of the same document (never for ids below first_word_id)."""
     batch, num, length = tokens.shape
-    usable = in_sentence & (tokens >= FIRST_WORD_ID)  # (B, N, T)
+    usable = in_sentence & (tokens >= first_word_id)  # (B, N, T)
     flat = tokens.reshape(batch, num * length)  # (B, NT)
     usable_flat = usable.reshape(batch, num * length)
     same = flat.unsqueeze(2) == flat.unsqueeze(1)  # (B, NT, NT)

@@ -6,7 +6,7 @@ The searches in this package drive any decoder through the step interface of
 shuffle, so tie-breaking carries no gold information. This is `beam_search` with
 beam_size = 1, written without the beam bookkeeping.
 
-With an END candidate (`end`, `models.end_candidate`; Wang and Wan 2019) a document stops
+With an END candidate (`end`, `models.noise_wrapper`; Wang and Wan 2019) a document stops
 when END is chosen; only padding (-1) follows it.
 """
 

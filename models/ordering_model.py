@@ -5,16 +5,8 @@ Sentence Ordering Using Pointer Network", and the later Ptr-Net orderers of Cui 
 
 The model is trained by teacher forcing on the gold order and decodes with greedy or
 beam search. It scores P(order | sentences) = prod_k P(o_k | o_<k, sentences), each
-factor a softmax over the sentences not yet placed.
-
-With `end_candidate=True` (documents with distractors, Wang and Wan 2019, DESIGN section
-4) the decoder may also point to a learned END candidate (`models.end_candidate`): the
-gold target is the gold sentences followed by END, decoding stops at END, and the
-sentences not placed before it are predicted noise. The model scores orders of kept
-sentences (-1 padded), which END completes; without the option the model has no END.
-The scores also weigh how foreign each sentence looks (`models.distractor_scorer`): END's
-always, the sentences' in the searches and `log_prob` only; the loss adds the scorer's
-cross-entropy against the known distractor (or none) of a training document.
+factor a softmax over the sentences not yet placed. Documents with distractors (the
+noise setting) are handled by wrapping the model (`models.noise_wrapper`).
 """
 
 import torch
@@ -23,14 +15,6 @@ from torch import Tensor, nn
 from models.batch import check_batch
 from models.beam_search import beam_search
 from models.candidates import order_log_prob, validate_orders
-from models.distractor_scorer import distractor_loss
-from models.end_candidate import (
-    DistractorAwareEnd,
-    EndCandidate,
-    complete_orders,
-    distractor_classes,
-    strip_end,
-)
 from models.greedy_search import greedy_search
 from models.interfaces import (
     ParagraphEncoder,
@@ -51,15 +35,12 @@ class OrderingModel(nn.Module):
         paragraph_encoder: ParagraphEncoder,
         decoder: PointerDecoder,
         embedding: nn.Module | None,  # None: the sentence encoder reads batch["texts"]
-        end_candidate: bool = False,  # a learned END candidate (the noise setting)
     ):
         super().__init__()
         self.embedding = embedding
         self.sentence_encoder = sentence_encoder
         self.paragraph_encoder = paragraph_encoder
         self.decoder = decoder
-        word_dim = None if embedding is None else embedding.dim
-        self.end = EndCandidate(paragraph_encoder.output_dim, word_dim) if end_candidate else None
 
     def encode(self, batch: dict) -> tuple[Tensor, ParagraphEncoding, Tensor | None]:
         """batch -> sentence vectors (B, N, d), the paragraph encoding and the word vectors
@@ -88,108 +69,46 @@ class OrderingModel(nn.Module):
 
     @property
     def pointer_decoder(self) -> PointerDecoder:
-        """The decoder the searches and `log_prob` use: with END, the scores also see how
-        many presented sentences are unplaced and how foreign each looks
-        (`models.end_candidate.DistractorAwareEnd`)."""
-        return self._decoder(shift_sentences=True)
-
-    def _decoder(self, shift_sentences: bool) -> PointerDecoder:
-        """With END: `shift_sentences` False leaves the sentences' distractor shifts out
-        (training, `models.end_candidate`)."""
-        if self.end is None:
-            return self.decoder
-        return DistractorAwareEnd(self.decoder, self.end.count_biases(), shift_sentences)
+        """The decoder the searches and `log_prob` use."""
+        return self.decoder
 
     def start(self, batch: dict) -> tuple[Tensors, Tensors, Tensor]:
-        """Encode and start the decoder -> (memory, state, candidates (B, C)): the
-        presented sentences, C = N, and with END C = N + 1 (END last) and the memory
-        followed by the distractor logits (B, N + 1) (END's column: none of them)."""
-        sentences, encoding, words = self.encode(batch)
-        mask = candidates = batch["sentence_mask"]  # (B, N)
-        if self.end is None:
-            return *self.decoder.start(sentences, encoding, mask), candidates
-        distractor = self.distractor_logits(batch, sentences, encoding.contexts, words)
-        sentences, encoding, mask, candidates = self.end.append(sentences, encoding, mask)
-        memory, state = self.decoder.start(sentences, encoding, mask)
-        return (*memory, distractor), state, candidates
+        """Encode and start the decoder -> (memory, state, candidates (B, N))."""
+        sentences, encoding, _ = self.encode(batch)
+        mask = batch["sentence_mask"]  # (B, N)
+        return *self.decoder.start(sentences, encoding, mask), mask
 
-    def distractor_logits(
-        self, batch: dict, sentences: Tensor, contexts: Tensor, words: Tensor | None
-    ) -> Tensor:
-        """sentence vectors (B, N, d), contexts (B, N, h), word vectors (B, N, T, e) or None
-        -> which presented sentence is the distractor, or none (last), as logits (B, N + 1)
-        (`models.distractor_scorer`).
-        The scorer reads the encoders' outputs but does not train them (they are
-        detached): its loss would otherwise pull the ordering representations towards
-        detection."""
-        words = None if words is None else words.detach()
-        tokens, lengths, mask = batch["tokens"], batch["token_lengths"], batch["sentence_mask"]
-        return self.end.scorer(tokens, lengths, mask, contexts.detach(), words, sentences.detach())
-
-    def teacher_orders(self, batch: dict, orders: Tensor) -> Tensor:
-        """Checked orders to teacher-force: (B, N) permutations of the presented sentences,
-        -1 padded; with END, (B, N + 1) kept sentences followed by END."""
-        if self.end is None:
-            validate_orders(orders, batch["n_sentences"])
-            return orders
-        return complete_orders(orders, batch["n_sentences"], batch["sentence_mask"].shape[1])
-
-    def pointer_logits(
-        self, batch: dict, orders: Tensor, shift_sentences: bool = True
-    ) -> tuple[Tensor, Tensor | None]:
-        """Teacher-forced masked pointer scores (B, C, C) for orders from `teacher_orders`
-        (`shift_sentences` False: as trained), and with END the distractor logits (B, N + 1)
-        (else None)."""
+    def pointer_logits(self, batch: dict, orders: Tensor) -> Tensor:
+        """Teacher-forced masked pointer scores (B, N, N) for checked orders (B, N)."""
+        validate_orders(orders, batch["n_sentences"])
         memory, state, candidates = self.start(batch)
-        decoder = self._decoder(shift_sentences)
-        logits = decoder.teacher_forced(memory, state, orders, candidates)
-        return logits, (None if self.end is None else memory[-1])
+        return self.decoder.teacher_forced(memory, state, orders, candidates)
 
     def forward(self, batch: dict) -> Tensor:
-        """logits (B, C, C): [b, k, j] scores candidate j at step k after the gold prefix
-        gold_order[b, :k] (then END); placed and padding candidates masked (finite)."""
-        return self.pointer_logits(batch, self.teacher_orders(batch, batch["gold_order"]))[0]
+        """logits (B, N, N): [b, k, j] scores sentence j at step k after the gold prefix
+        gold_order[b, :k]; placed and padding sentences masked (finite)."""
+        return self.pointer_logits(batch, batch["gold_order"])
 
     def log_prob(self, batch: dict, orders: Tensor) -> Tensor:
-        """orders (B, N) presented indices, -1 padded -> log P(order | sentences) (B,).
-
-        With END, an order lists the kept sentences, optionally followed by END (index N),
-        and is scored as stopped by END."""
-        orders = self.teacher_orders(batch, orders)
-        return order_log_prob(self.pointer_logits(batch, orders)[0], orders)
+        """orders (B, N) presented indices, -1 padded -> log P(order | sentences) (B,)."""
+        return order_log_prob(self.pointer_logits(batch, orders), orders)
 
     def loss(self, batch: dict) -> Tensor:
-        """Mean over documents of the summed NLL of the gold order; with END the NLL
-        without the sentences' distractor shifts plus the cross-entropy of the distractor
-        logits against the sentence the gold order leaves out (or none)."""
-        orders = self.teacher_orders(batch, batch["gold_order"])
-        logits, distractor = self.pointer_logits(batch, orders, shift_sentences=False)
-        nll = -order_log_prob(logits, orders)  # (B,)
-        if distractor is None:
-            return nll.mean()
-        mask = batch["sentence_mask"]  # (B, N)
-        classes = distractor_classes(batch["gold_order"], mask)  # (B,)
-        return (nll + distractor_loss(distractor, classes, mask)).mean()
+        """Mean over documents of the summed NLL of the gold order."""
+        return -self.log_prob(batch, batch["gold_order"]).mean()
 
     @torch.no_grad()
     def search(self, batch: dict, beam_size: int = 1) -> tuple[Tensor, Tensor]:
         """-> predicted orders (B, N) (-1 padded) and their log-probabilities (B,).
 
-        beam_size = 1 is greedy decoding. With END, an order lists the sentences placed
-        before END."""
+        beam_size = 1 is greedy decoding."""
         if isinstance(beam_size, bool) or not isinstance(beam_size, int) or beam_size < 1:
             raise ValueError(f"beam_size must be an integer >= 1, got {beam_size!r}")
         memory, state, candidates = self.start(batch)
-        end = None if self.end is None else candidates.shape[1] - 1
         if beam_size == 1:
-            orders, scores = greedy_search(self.pointer_decoder, memory, state, candidates, end)
-        else:
-            orders, scores = beam_search(
-                self.pointer_decoder, memory, state, candidates, beam_size, end
-            )
-        return (orders if end is None else strip_end(orders)), scores
+            return greedy_search(self.decoder, memory, state, candidates)
+        return beam_search(self.decoder, memory, state, candidates, beam_size)
 
     def decode(self, batch: dict, beam_size: int = 1) -> Tensor:
-        """-> predicted order (B, N) as presented indices, -1 padded (at k >= n, and with
-        END after the kept sentences)."""
+        """-> predicted order (B, N) as presented indices, -1 padded (at k >= n)."""
         return self.search(batch, beam_size)[0]

@@ -10,8 +10,9 @@ It is written apart from the batched search on purpose and shares only the model
 public parts (`start`, the decoder's `step`) and `candidate_log_probs`. Ranking follows
 the same rules: summed float32 log-probabilities, no length normalisation, ties to the
 lower beam rank and then the lower candidate index. With an END candidate (the noise
-setting, `models.end_candidate`) a hypothesis that chose END is finished and carried with
-its score unchanged, competing with the longer ones.
+setting, `models.noise_wrapper`: `end_index`, and presented sentence j as candidate
+j + `slot_offset`) a hypothesis that chose END is finished and carried with its score
+unchanged, competing with the longer ones.
 """
 
 from typing import NamedTuple
@@ -31,8 +32,8 @@ class Hypothesis(NamedTuple):
 
 @torch.no_grad()
 def reference_search(model, batch: dict, beam_size: int) -> tuple[Tensor, Tensor]:
-    """model (an `OrderingModel`), batch (B documents) -> best orders (B, N) (-1 padded)
-    and their log-probabilities (B,), decoding each document separately."""
+    """model (an `OrderingModel` or a `NoiseWrapper`), batch (B documents) -> best orders
+    (B, N) (-1 padded) and their log-probabilities (B,), decoding each document separately."""
     size, num = batch["sentence_mask"].shape
     orders = torch.full((size, num), -1, dtype=torch.long)
     scores = torch.zeros(size)
@@ -62,7 +63,8 @@ def _decode_document(model, document: dict, beam_size: int) -> tuple[list[int], 
     """The best order of one document (a batch of one), END left out, and its score."""
     memory, state, candidates = model.start(document)  # candidates (1, C)
     num = candidates.shape[1]
-    end = None if model.end is None else num - 1
+    end = getattr(model, "end_index", None)
+    offset = getattr(model, "slot_offset", 0)
     beam = [Hypothesis(0.0, [], state)]
     for _ in range(num):
         extensions = []  # (score, beam rank, candidate, parent, state after the parent)
@@ -89,7 +91,7 @@ def _decode_document(model, document: dict, beam_size: int) -> tuple[list[int], 
             for score, _, candidate, parent, state in extensions[:beam_size]
         ]
     best = beam[0]
-    return [candidate for candidate in best.order if candidate != end], best.score
+    return [candidate - offset for candidate in best.order if candidate != end], best.score
 
 
 def _extend(order: list[int], candidate: int) -> list[int]:

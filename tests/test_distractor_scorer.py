@@ -18,7 +18,10 @@ from models.distractor_scorer import (
     shared_words,
     topic_similarities,
 )
-from models.end_candidate import distractor_classes
+from data.vocab import UNK_ID
+from models.end_orders import distractor_classes
+
+FIRST_WORD_ID = UNK_ID + 1  # <pad>, <unk>, then words by descending frequency
 
 
 def brute_force_shared(document: list[list[int]]) -> list[list[bool]]:
@@ -54,7 +57,7 @@ def test_shared_words_match_a_brute_force_set_computation():
         ]
         tokens, lengths = padded_tokens(documents)
         in_sentence = torch.arange(tokens.shape[2]) < lengths.unsqueeze(-1)
-        shared = shared_words(tokens, in_sentence)
+        shared = shared_words(tokens, in_sentence, FIRST_WORD_ID)
         for b, document in enumerate(documents):
             for i, expected in enumerate(brute_force_shared(document)):
                 assert shared[b, i, : len(expected)].tolist() == expected
@@ -66,7 +69,7 @@ def test_shared_words_hand_worked():
     # sentence 0 shares 7 with sentence 2; 1 (<unk>) never counts; 5 repeats only in itself
     tokens, lengths = padded_tokens([[[7, 1, 5, 5], [1, 9], [9, 7]]])
     in_sentence = torch.arange(4) < lengths.unsqueeze(-1)
-    assert shared_words(tokens, in_sentence)[0].tolist() == [
+    assert shared_words(tokens, in_sentence, FIRST_WORD_ID)[0].tolist() == [
         [True, False, False, False],
         [False, True, False, False],
         [True, True, False, False],
@@ -77,7 +80,7 @@ def test_shared_words_hand_worked():
 def test_logits_of_a_document_do_not_depend_on_padding(word_dim):
     """With word vectors, and without (topic vectors are then the sentence vectors)."""
     torch.manual_seed(0)
-    scorer = DistractorScorer(context_dim=6, word_dim=word_dim).eval()
+    scorer = DistractorScorer(context_dim=6, word_dim=word_dim, first_word_id=FIRST_WORD_ID).eval()
     nn_init_random(scorer)
     short = [[2, 3, 4], [3, 5], [6, 2, 7, 8]]
     long = [[2, 9, 10, 11, 12, 13, 14], [9, 3], [4, 4], [15, 2], [16, 3, 17]]
@@ -174,7 +177,7 @@ def topic_document(rng: random.Random, n: int, noisy: bool) -> tuple[list[list[i
 def test_scorer_learns_which_sentence_is_of_another_topic_or_that_none_is():
     """As under noise=0/1: half the documents have a sentence of another topic."""
     rng, _ = random.Random(1), torch.manual_seed(1)
-    scorer = DistractorScorer(context_dim=4, word_dim=8)
+    scorer = DistractorScorer(context_dim=4, word_dim=8, first_word_id=FIRST_WORD_ID)
     embedding = torch.nn.Embedding(38, 8)  # fixed random word vectors
 
     def batch(size: int):

@@ -1,7 +1,8 @@
-"""The END candidate of every preset (DESIGN section 4; Wang & Wan 2019): valid greedy and
-beam decoding, log_prob = the searches' scores = minus the teacher-forced NLL (the loss
-adds the distractor scorer's cross-entropy), exact wide
-beams, a proper distribution over every output, and no change without the option."""
+"""Every preset in the noise setting (DESIGN section 4; Wang & Wan 2019), wrapped in
+`models.noise_wrapper` with the authors' END (a GO slot encoded with the sentences) and with
+our options (count bias, distractor scorer): valid greedy and beam decoding, log_prob =
+the searches' scores = minus the teacher-forced NLL (with the scorer the loss adds its
+cross-entropy), exact wide beams, a proper distribution over every output."""
 
 from __future__ import annotations
 
@@ -13,14 +14,23 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from data.vocab import UNK_ID
 from models import presets
+from models.batch import check_batch
 from models.beam_search import beam_search
-from models.end_candidate import complete_orders, unplaced_posteriors
+from models.end_orders import complete_orders
+from models.end_shifts import END, unplaced_posteriors
 from models.greedy_search import greedy_search
+from models.noise_wrapper import NoiseWrapper
 from tests.model_batches import PRESETS, random_batch, repeat_document, tiny_preset
 
 SIZES = [4, 1, 3, 2]  # presented sentences, distractor included where there is one
 NOISY = [True, True, False, True]  # documents given a distractor (as under noise=0/1)
+GO = (UNK_ID, UNK_ID)
+OPTIONS = {  # the authors' END alone, and with both of our options
+    "go_end": {},
+    "scorer_count": dict(count_bias=True, distractor_scorer=True),
+}
 
 
 def needs(preset: str) -> None:
@@ -40,14 +50,19 @@ def noisy_batch(seed: int, sizes=SIZES, noisy=NOISY) -> dict:
     return batch
 
 
-def end_model(preset: str, seed: int = 0):
-    """A tiny preset with END, its per-count END biases and its distractor scorer's read of
-    the contexts drawn at random (not zero, as at initialisation)."""
+def end_model(preset: str, seed: int = 0, options: str = "scorer_count"):
+    """A tiny preset in the noise wrapper; with the options, its per-count END biases and
+    its distractor scorer's read of the contexts drawn at random (not zero, as at
+    initialisation)."""
     needs(preset)
-    model = tiny_preset(preset, seed=seed, end_candidate=True)
+    model = NoiseWrapper(
+        tiny_preset(preset, seed=seed), GO, first_word_id=UNK_ID + 1, **OPTIONS[options]
+    ).eval()
     with torch.no_grad():
-        model.end.count_bias.normal_(std=2.0)
-        model.end.scorer.context.weight.normal_(std=1.0)
+        if model.count_bias is not None:
+            model.count_bias.normal_(std=2.0)
+        if model.scorer is not None:
+            model.scorer.context.weight.normal_(std=1.0)
     return model
 
 
@@ -68,10 +83,11 @@ def assert_valid_kept_orders(orders: torch.Tensor, n: torch.Tensor) -> None:
         assert len(set(kept)) == len(kept) and all(j < size for j in kept)
 
 
+@pytest.mark.parametrize("options", OPTIONS)
 @pytest.mark.parametrize("preset", PRESETS)
 @pytest.mark.parametrize("beam_size", [1, 4])
-def test_every_preset_decodes_valid_predictions_scored_by_log_prob(preset, beam_size):
-    model, batch = end_model(preset), noisy_batch(1)
+def test_every_preset_decodes_valid_predictions_scored_by_log_prob(preset, beam_size, options):
+    model, batch = end_model(preset, options=options), noisy_batch(1)
     orders, scores = model.search(batch, beam_size=beam_size)
     assert orders.shape == batch["gold_order"].shape
     assert_valid_kept_orders(orders, batch["n_sentences"])
@@ -80,26 +96,32 @@ def test_every_preset_decodes_valid_predictions_scored_by_log_prob(preset, beam_
     assert torch.equal(model.decode(batch, beam_size=beam_size), orders)
 
 
+@pytest.mark.parametrize("options", OPTIONS)
 @pytest.mark.parametrize("preset", PRESETS)
-def test_log_prob_of_gold_then_end_is_minus_the_teacher_forced_nll(preset):
-    """log_prob (the searches' distribution: pointer and distractor scorer) is minus the
-    cross-entropy of `model(batch)`; the loss is the NLL without the sentences' distractor
-    shifts (END keeps its) plus the scorer's cross-entropy against the distractor's id (or none)."""
-    model, batch = end_model(preset, seed=2), noisy_batch(2)
+def test_log_prob_of_gold_then_end_is_minus_the_teacher_forced_nll(preset, options):
+    """log_prob (the searches' distribution) is minus the cross-entropy of `model(batch)`
+    over the slots (END = slot 0, sentence j = slot j + 1). The loss is that NLL; with the
+    scorer, the NLL without the sentences' distractor shifts (END keeps its) plus the
+    scorer's cross-entropy against the distractor's id (or none)."""
+    model, batch = end_model(preset, seed=2, options=options), noisy_batch(2)
     gold = batch["gold_order"]
     num = gold.shape[1]
     with torch.no_grad():
         log_prob = model.log_prob(batch, gold)  # END implied after the gold sentences
-        target = complete_orders(gold, batch["n_sentences"], num)  # (B, N + 1) gold, END
-        explicit = model.log_prob(batch, target)
+        explicit = model.log_prob(batch, complete_orders(gold, batch["n_sentences"], num))
+        target = model.slot_orders(batch, gold)  # (B, N + 1) gold + 1, END (0)
         logits = model(batch)  # (B, N + 1, N + 1)
         nll = F.cross_entropy(logits.transpose(1, 2), target, ignore_index=-1, reduction="none")
         loss = model.loss(batch)
     assert logits.shape == (len(gold), num + 1, num + 1)
     n_gold = (gold >= 0).sum(dim=1)
-    assert target[torch.arange(len(gold)), n_gold].eq(num).all()  # END right after gold
+    assert target[torch.arange(len(gold)), n_gold].eq(END).all()  # END right after gold
     torch.testing.assert_close(explicit, log_prob)
     torch.testing.assert_close(-nll.sum(dim=1), log_prob, atol=1e-5, rtol=1e-5)
+    if model.scorer is None:
+        torch.testing.assert_close(loss, nll.sum(dim=1).mean())
+        return
+    slotted = model.with_go_slot(batch)
     distractor = model.start(batch)[0][-1]  # (B, N + 1) the scorer's logits, none last
     detection = []  # (B,) minus log softmax of the true class over real sentences and none
     for row, ids in zip(distractor.tolist(), batch["sentence_ids"], strict=True):
@@ -107,7 +129,8 @@ def test_log_prob_of_gold_then_end_is_minus_the_teacher_forced_nll(preset):
         true = ids.index(-1) if -1 in ids else len(ids)
         detection.append(math.log(sum(math.exp(x) for x in allowed)) - allowed[true])
     detection = torch.tensor(detection)
-    pointer = model.pointer_logits(batch, target, shift_sentences=False)[0]  # as trained
+    with torch.no_grad():
+        pointer = model._teacher_forced(slotted, target, shift_sentences=False)[0]  # as trained
     pointer_nll = F.cross_entropy(
         pointer.transpose(1, 2), target, ignore_index=-1, reduction="none"
     )
@@ -115,11 +138,12 @@ def test_log_prob_of_gold_then_end_is_minus_the_teacher_forced_nll(preset):
     assert not torch.allclose(pointer, logits)  # the scorer does change the searches' scores
 
 
+@pytest.mark.parametrize("options", OPTIONS)
 @pytest.mark.parametrize("preset", PRESETS)
-def test_wide_beam_is_the_brute_force_argmax_over_every_output(preset):
+def test_wide_beam_is_the_brute_force_argmax_over_every_output(preset, options):
     """Every ordered subset followed by END is an output; they sum to probability 1, and a
     beam as wide as their number (65 for 4 sentences) finds the most probable one."""
-    model, batch = end_model(preset, seed=3), noisy_batch(3)
+    model, batch = end_model(preset, seed=3, options=options), noisy_batch(3)
     num = batch["gold_order"].shape[1]
     orders, scores = model.search(batch, beam_size=65)
     _, greedy_scores = model.search(batch, beam_size=1)
@@ -136,20 +160,21 @@ def test_wide_beam_is_the_brute_force_argmax_over_every_output(preset):
         torch.testing.assert_close(scores[b], log_probs.max(), atol=1e-5, rtol=0)
 
 
+@pytest.mark.parametrize("options", OPTIONS)
 @pytest.mark.parametrize("preset", PRESETS)
-def test_beam_one_equals_greedy_with_end(preset):
-    model, batch = end_model(preset, seed=4), noisy_batch(4, [5, 3, 4], [True, False, True])
+def test_beam_one_equals_greedy_with_end(preset, options):
+    model = end_model(preset, seed=4, options=options)
+    batch = noisy_batch(4, [5, 3, 4], [True, False, True])
     with torch.no_grad():
         memory, state, candidates = model.start(batch)
-        end = candidates.shape[1] - 1
-        greedy = greedy_search(model.pointer_decoder, memory, state, candidates, end)
-        beam = beam_search(model.pointer_decoder, memory, state, candidates, 1, end)
+        greedy = greedy_search(model.pointer_decoder, memory, state, candidates, END)
+        beam = beam_search(model.pointer_decoder, memory, state, candidates, 1, END)
     assert torch.equal(greedy[0], beam[0])
     torch.testing.assert_close(greedy[1], beam[1])
 
 
 class EndBias(torch.nn.Module):
-    """A pointer whose END score (the last candidate) is shifted by `bias`."""
+    """A pointer whose END score (slot 0) is shifted by `bias`."""
 
     def __init__(self, pointer, bias: float):
         super().__init__()
@@ -160,7 +185,7 @@ class EndBias(torch.nn.Module):
 
     def forward(self, keys, queries):
         scores = self.pointer(keys, queries)  # (B, M, N + 1)
-        return torch.cat([scores[..., :-1], scores[..., -1:] + self.bias], dim=-1)
+        return torch.cat([scores[..., :1] + self.bias, scores[..., 1:]], dim=-1)
 
 
 @pytest.mark.parametrize("beam_size", [1, 3])
@@ -169,8 +194,8 @@ def test_end_stops_at_once_or_never_as_its_score_says(beam_size):
     a strongly avoided one keeps every presented sentence."""
     batch = noisy_batch(5)
     for bias, expected in ((1e3, torch.zeros_like(batch["n_sentences"])), (-1e3, None)):
-        model = end_model("lstm_ptrnet")
-        model.decoder.pointer = EndBias(model.decoder.pointer, bias)
+        model = end_model("lstm_ptrnet", options="go_end")
+        model.model.decoder.pointer = EndBias(model.model.decoder.pointer, bias)
         kept = (model.decode(batch, beam_size=beam_size) >= 0).sum(dim=1)
         assert torch.equal(kept, batch["n_sentences"] if expected is None else expected)
 
@@ -203,26 +228,29 @@ def test_complete_orders_adds_end_after_the_kept_sentences():
 
 
 @pytest.mark.parametrize("preset", PRESETS)
-def test_without_the_option_nothing_changes(preset):
-    """The default model has no END parameter and scores/decodes as an explicit
-    end_candidate=False; the END model has exactly the END vector, its count biases and
-    the distractor scorer on top."""
-    needs(preset)
-    default = tiny_preset(preset, seed=6)
-    explicit = tiny_preset(preset, seed=6, end_candidate=False)
-    with_end = tiny_preset(preset, seed=6, end_candidate=True)
-    assert default.end is None and set(default.state_dict()) == set(explicit.state_dict())
-    added = set(with_end.state_dict()) - set(default.state_dict())
-    assert {"end.vector", "end.count_bias", "end.scorer.context.weight"} <= added
-    assert all(key.startswith(("end.vector", "end.count_bias", "end.scorer.")) for key in added)
-    batch = random_batch(6, [4, 2, 3])
-    with torch.no_grad():
-        assert torch.equal(default.decode(batch, beam_size=3), explicit.decode(batch, beam_size=3))
-        torch.testing.assert_close(default(batch), explicit(batch))
+def test_the_go_slot_is_a_sentence_of_the_batch_and_the_default_adds_no_parameter(preset):
+    """The authors' END: slot 0 holds the GO sentence, encoded by the wrapped model like the
+    others; by default the wrapper has exactly the wrapped model's parameters, and our
+    options add the count biases and the scorer."""
+    default = end_model(preset, seed=6, options="go_end")
+    with_options = end_model(preset, seed=6)
+    inner = {f"model.{key}" for key in default.model.state_dict()}
+    assert set(default.state_dict()) == inner
+    added = set(with_options.state_dict()) - inner
+    assert "count_bias" in added and all(k.startswith(("count_bias", "scorer.")) for k in added)
+    batch = noisy_batch(6)
+    slotted = default.with_go_slot(batch)
+    check_batch(slotted)
+    assert slotted["tokens"][:, 0, :2].eq(UNK_ID).all()
+    assert torch.equal(slotted["n_sentences"], batch["n_sentences"] + 1)
+    assert torch.equal(slotted["tokens"][:, 1:, : batch["tokens"].shape[2]], batch["tokens"])
+    assert all(texts[0] == default.go_text for texts in slotted["texts"])
 
 
-def test_random_baseline_keeps_every_presented_sentence():
-    model, batch = presets.random(seed=0, end_candidate=True), noisy_batch(7)
+def test_the_random_baseline_cannot_be_wrapped_and_keeps_every_presented_sentence():
+    with pytest.raises(TypeError, match="RandomOrderer"):
+        NoiseWrapper(presets.random(seed=0), GO)
+    model, batch = presets.random(seed=0), noisy_batch(7)
     orders = model.decode(batch)
     for row, size in zip(orders.tolist(), batch["n_sentences"].tolist(), strict=True):
         assert sorted(row[:size]) == list(range(size)) and row[size:] == [-1] * (len(row) - size)
@@ -232,10 +260,12 @@ def test_random_baseline_keeps_every_presented_sentence():
 def test_end_sees_how_many_presented_sentences_are_unplaced(beam_size):
     """With END's bias high for one unplaced sentence and low for every other count, the
     model stops exactly when one presented sentence is left (the `noise=1` pattern)."""
-    model, batch = end_model("lstm_ptrnet"), noisy_batch(6)
+    model = end_model("lstm_ptrnet", options="go_end")
+    model = NoiseWrapper(model.model, GO, count_bias=True)
+    batch = noisy_batch(6)
     with torch.no_grad():
-        model.end.count_bias.fill_(-50.0)
-        model.end.count_bias[1] = 50.0
+        model.count_bias.fill_(-50.0)
+        model.count_bias[1] = 50.0
     kept = (model.decode(batch, beam_size=beam_size) >= 0).sum(dim=1)
     assert torch.equal(kept, batch["n_sentences"] - 1)
 
@@ -247,11 +277,11 @@ def test_end_odds_against_the_last_sentence_are_the_same_in_training_and_search(
     that sum minus, with one sentence left, its log(1 - r_j). So END's score minus sentence
     j's differs between the two by log(1 - r_j) with two or more left, by nothing with one."""
     model, batch = end_model(preset, seed=3), noisy_batch(3)
-    num = batch["sentence_mask"].shape[1]
-    orders = complete_orders(batch["gold_order"], batch["n_sentences"], num)  # (B, N + 1)
+    slotted = model.with_go_slot(batch)
+    orders = slotted["gold_order"]  # (B, N + 1) in slots, END = 0
     with torch.no_grad():
-        searched = model.pointer_logits(batch, orders)[0]  # (B, N + 1, N + 1)
-        trained, distractor = model.pointer_logits(batch, orders, shift_sentences=False)
+        searched = model._teacher_forced(slotted, orders, True)[0]  # (B, N + 1, N + 1)
+        trained, distractor = model._teacher_forced(slotted, orders, shift_sentences=False)
     checked = 0
     for b, n in enumerate(batch["n_sentences"].tolist()):
         unplaced = list(range(n))
@@ -260,14 +290,14 @@ def test_end_odds_against_the_last_sentence_are_the_same_in_training_and_search(
             pool = sum(weights.values()) + math.exp(distractor[b, -1])  # unplaced and none
             for j in unplaced:
                 expected = 0.0 if len(unplaced) == 1 else math.log(1 - weights[j] / pool)
-                difference = (trained[b, k, num] - trained[b, k, j]) - (
-                    searched[b, k, num] - searched[b, k, j]
+                difference = (trained[b, k, END] - trained[b, k, j + 1]) - (
+                    searched[b, k, END] - searched[b, k, j + 1]
                 )
                 torch.testing.assert_close(float(difference), expected, atol=1e-4, rtol=1e-4)
                 checked += len(unplaced) == 1
-            if orders[b, k] == num:
+            if orders[b, k] == END:
                 break
-            unplaced.remove(int(orders[b, k]))
+            unplaced.remove(int(orders[b, k]) - 1)
     assert checked == len(batch["n_sentences"])  # each document reaches one left
 
 
@@ -293,9 +323,9 @@ def test_a_sure_distractor_scorer_makes_every_search_drop_exactly_the_distractor
     num = batch["sentence_mask"].shape[1]
     is_noise = torch.tensor([ids + [0] * (num - len(ids)) for ids in batch["sentence_ids"]]) < 0
     sure = torch.cat([is_noise.float() * 60.0 - 30.0, torch.zeros(len(is_noise), 1)], dim=1)
-    monkeypatch.setattr(model, "distractor_logits", lambda batch, *encoded: sure)
+    monkeypatch.setattr(model, "_distractor_logits", lambda batch, *encoded: sure)
     with torch.no_grad():
-        model.end.count_bias.zero_()
+        model.count_bias.zero_()
         orders = model.decode(batch, beam_size=beam_size)
     for row, ids in zip(orders.tolist(), batch["sentence_ids"], strict=True):
         assert sorted(ids[j] for j in row if j >= 0) == sorted(i for i in ids if i >= 0)

@@ -17,6 +17,7 @@ from benchmark.predictions import read_predictions
 from benchmark.score import score_file
 from benchmark.sweep_config_diff import comparable_config, config_differences
 from benchmark.trained_run import load_trained_run
+from models.noise_wrapper import NoiseWrapper
 from tests.model_batches import random_batch
 
 NOISY_OVERRIDES = ("model=lstm_ptrnet", "+experiment=tiny", "logger=csv", "cpu_threads=1")
@@ -92,7 +93,7 @@ def test_discrimination_is_refused_for_a_noisy_run(noisy_run: Path):
 
 def test_a_noisy_model_may_leave_sentences_out_when_ordering_text(noisy_run: Path):
     run = load_trained_run(noisy_run)
-    assert run.net.end is not None  # rebuilt with its END candidate
+    assert isinstance(run.net, NoiseWrapper)  # rebuilt with its END candidate
     sentences = ["the third river.", "a first cat.", "the second dog."]
     order = run.order(sentences)
     assert len(set(order)) == len(order) and set(order) <= {0, 1, 2}

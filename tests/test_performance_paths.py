@@ -10,6 +10,7 @@ import torch
 
 from models.beam_search import beam_search
 from models.interfaces import ParagraphEncoding
+from models.noise_wrapper import NoiseWrapper
 from models.pointer_transformer import TransformerPointerDecoder, by_layer
 from models.reference_search import reference_search
 from models.sentence_lstm import SentenceLSTM, grouped_states, packed_states
@@ -17,6 +18,8 @@ from tests.model_batches import random_batch, tiny_preset
 from tests.test_beam_search import TransitionDecoder, brute_force, run
 
 MIXED = [3, 8, 1, 5, 2, 7, 4, 6]  # lengths 1..8 in one padded batch
+
+GO = (1, 1)  # the GO sentence: <unk> twice, as the harness builds it
 
 
 class CountingDecoder(TransitionDecoder):
@@ -66,7 +69,7 @@ def test_beam_search_equals_reference_on_lengths_1_to_8(preset, beam):
 
 @pytest.mark.parametrize("beam", [2, 6, 64])
 def test_beam_search_with_an_end_candidate_equals_reference_on_lengths_1_to_8(beam):
-    model = tiny_preset("attordernet", seed=9, end_candidate=True)
+    model = NoiseWrapper(tiny_preset("attordernet", seed=9), GO, count_bias=True).eval()
     batch = random_batch(10, MIXED)
     orders, scores = model.search(batch, beam)
     expected, expected_scores = reference_search(model, batch, beam)

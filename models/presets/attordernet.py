@@ -40,7 +40,6 @@ class AttOrderNetSettings:
     paragraph_positions: bool = False  # ablation: encode the presented (shuffled) positions
     pointer_keys: str = "sentence"  # paper eq. 12: "sentence"; deviation: "paragraph"
     initial_cell: str = "zeros"  # decoder c0 = 0; released code: "paragraph" (c0 = v)
-    end_candidate: bool = False  # a learned END candidate for distractors (noise setting)
 
     def model(
         self,
@@ -68,9 +67,7 @@ class AttOrderNetSettings:
             pointer_keys=self.pointer_keys,
             initial_cell=self.initial_cell,
         )
-        return OrderingModel(
-            sentence_encoder, paragraph_encoder, decoder, embedding, self.end_candidate
-        )
+        return OrderingModel(sentence_encoder, paragraph_encoder, decoder, embedding)
 
 
 def takes_settings(function: Callable) -> Callable:

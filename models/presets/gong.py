@@ -31,7 +31,6 @@ def lstm_ptrnet(
     dropout: float = 0.0,  # on sentence vectors (and word vectors: word_dropout None)
     word_dropout: float | None = None,  # on word vectors; None: dropout
     learned_start: bool = True,  # decoder's step-0 input: learned vector, else zeros
-    end_candidate: bool = False,  # a learned END candidate for distractors (noise setting)
 ) -> OrderingModel:
     """LSTM+PtrNet of Gong et al. (2016).
 
@@ -57,7 +56,7 @@ def lstm_ptrnet(
         embedding.dim, sentence_hidden_dim or hidden_dim, dropout=dropout
     )
     return pointer_network(
-        embedding, sentence_encoder, hidden_dim, attention_dim, learned_start, end_candidate
+        embedding, sentence_encoder, hidden_dim, attention_dim, learned_start
     )
 
 
@@ -79,7 +78,6 @@ def cnn_ptrnet(
     dropout: float = 0.0,  # on sentence vectors (and word vectors: word_dropout None)
     word_dropout: float | None = None,  # on word vectors; None: dropout
     learned_start: bool = True,  # decoder's step-0 input: learned vector, else zeros
-    end_candidate: bool = False,  # a learned END candidate for distractors (noise setting)
 ) -> OrderingModel:
     """CNN+PtrNet of Gong et al. (2016): `lstm_ptrnet` with the CNN sentence model
     (convolution over word windows, ReLU, max over positions) in place of the sentence
@@ -93,7 +91,7 @@ def cnn_ptrnet(
         embedding.dim, num_filters or hidden_dim, filter_width, dropout=dropout
     )
     return pointer_network(
-        embedding, sentence_encoder, hidden_dim, attention_dim, learned_start, end_candidate
+        embedding, sentence_encoder, hidden_dim, attention_dim, learned_start
     )
 
 
@@ -107,7 +105,6 @@ def pointer_network(
     hidden_dim: int,
     attention_dim: int | None,
     learned_start: bool,
-    end_candidate: bool,
 ) -> OrderingModel:
     """Gong et al. (2016) Ptr-Net (paragraph LSTM + LSTM pointer) over any sentence encoder."""
     paragraph_encoder = ParagraphLSTM(sentence_encoder.output_dim, hidden_dim)
@@ -117,4 +114,4 @@ def pointer_network(
         attention_dim=attention_dim,
         learned_start=learned_start,
     )
-    return OrderingModel(sentence_encoder, paragraph_encoder, decoder, embedding, end_candidate)
+    return OrderingModel(sentence_encoder, paragraph_encoder, decoder, embedding)

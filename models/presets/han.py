@@ -32,7 +32,6 @@ def han(
     word_lstm_layers: int = 2,  # stacked word BiLSTM layers
     dropout: float = 0.05,  # everywhere (paper: 0.05)
     word_attention: bool = True,  # False: sentence vector = BiLSTM final states (ablation)
-    end_candidate: bool = False,  # a learned END candidate for distractors (noise setting)
 ) -> OrderingModel:
     """Hierarchical attention network of Wang and Wan (2019), "Hierarchical Attention
     Networks for Sentence Ordering" (AAAI): word encoder (BiLSTM + multi-head attention
@@ -59,4 +58,4 @@ def han(
         sentence_encoder.output_dim, hidden_dim, num_blocks, heads, dropout
     )
     decoder = TransformerPointerDecoder(hidden_dim, decoder_layers or num_blocks, heads, dropout)
-    return OrderingModel(sentence_encoder, paragraph_encoder, decoder, embedding, end_candidate)
+    return OrderingModel(sentence_encoder, paragraph_encoder, decoder, embedding)
