@@ -65,6 +65,9 @@ def test_run_directory_holds_record_predictions_checkpoint_and_logs(lstm_run: Pa
     ):
         assert key in record, key
     assert record["model"] == "lstm_ptrnet" and record["dataset"] == "synthetic"
+    assert record["stopped_by"] in ("early_stopping", "max_epochs")
+    assert 1 <= record["best_epoch"] <= record["epochs"] and record["steps"] > 0
+    assert record["environment"]["threads"] == 1  # conf/config.yaml pins cpu_threads
     assert set(record["split"]) == {"valid", "test"}
     assert record["n_params"] > 0 and record["n_docs"] == len(
         read_predictions(lstm_run / "predictions.jsonl")
@@ -97,4 +100,5 @@ def test_random_baseline_runs_without_training(tmp_path: Path):
     train(tmp_path, "model=random", "logger=csv")
     record = json.loads((tmp_path / "synthetic/random/base/seed_0/metrics.json").read_text())
     assert record["n_params"] == 0 and record["epochs"] == 0
+    assert record["stopped_by"] == "untrained" and record["best_epoch"] is None
     assert -0.5 < record["split"]["test"]["tau"] < 0.5
