@@ -89,6 +89,13 @@ def _select(cfg: DictConfig, key: str):
     return OmegaConf.select(cfg, key, default=_ABSENT, throw_on_missing=False)
 
 
+def _interpolated(cfg: DictConfig, key: str) -> bool:
+    """Whether `key` takes its value from another key (checked there, not twice)."""
+    parent, _, leaf = key.rpartition(".")
+    node = _select(cfg, parent) if parent else cfg
+    return isinstance(node, DictConfig) and OmegaConf.is_interpolation(node, leaf)
+
+
 def value_problems(cfg: DictConfig) -> list[str]:
     """One line per setting of SETTINGS (and `dataset.noise`) with a bad type or range."""
     problems = []
@@ -98,8 +105,9 @@ def value_problems(cfg: DictConfig) -> list[str]:
         except OmegaConfBaseException as error:
             problems.append(f"{key}: {str(error).splitlines()[0]}")
             continue
-        if value is _ABSENT or (key in _OPTIMIZER_KEYS and _select(cfg, "model.optimizer._target_")
-                                in (_ABSENT, None)):
+        if value is _ABSENT or _interpolated(cfg, key):
+            continue  # checked where it comes from
+        if key in _OPTIMIZER_KEYS and _select(cfg, "model.optimizer._target_") in (_ABSENT, None):
             continue  # an optimizer setting without an optimizer: nothing trains
         problem = _value_problem(key, value, kind, low, nullable)
         if problem:

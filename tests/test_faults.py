@@ -1,0 +1,319 @@
+"""Nothing lost under faults (issue 19): damaged checkpoints, two launches in one run
+directory, NaN, bad configurations and bad input files, each met by a clear message and,
+where work was done, by keeping it. The slow checks train tiny runs in subprocesses."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from fixtures_sweep import ROOT, TINY_LSTM, cli_env, run_train, train_command
+
+from benchmark.atomic_io import atomic_write_text
+from benchmark.checkpoint_io import DamagedCheckpointError, read_checkpoint_position
+from benchmark.config import compose_config
+from benchmark.config_check import ConfigError, check_config, check_scorable_splits
+from benchmark.json_values import dumps
+from benchmark.run_lock import LOCK_NAME, RunLock, RunLockedError, take_run_lock
+from benchmark.run_record import read_run_record, write_run_record
+from data.document import Document
+from data.errors import DataFormatError
+from data.readers.jsonl import read_jsonl
+from models.beam_search import beam_search
+from models.candidates import validate_orders
+from models.greedy_search import greedy_search
+
+RUN = Path("synthetic/lstm_ptrnet/base/seed_0")
+
+
+# -- configuration: one line naming the key, before any training --------------------------
+BAD_CONFIGS = [
+    (["seed=abc"], "seed: expected an integer >= 0, got 'abc'"),
+    (["protocol_seed=-1"], "protocol_seed: expected an integer >= 0, got -1"),
+    (["trainer.max_epochs=-1"], "trainer.max_epochs: expected an integer >= 1, got -1"),
+    (["trainer.max_epochs=abc"], "trainer.max_epochs: expected an integer >= 1, got 'abc'"),
+    (["model.beam_size=0"], "model.beam_size: expected an integer >= 1, got 0"),
+    (["model.val_beam_size=-2"], "model.val_beam_size: expected an integer >= 1, got -2"),
+    (["model.batch_size=0"], "model.batch_size: expected an integer >= 1, got 0"),
+    (["cpu_threads=0"], "cpu_threads: expected an integer >= 1, got 0"),
+    (["include_trivial=maybe"], "include_trivial: expected true or false, got 'maybe'"),
+    (["+model.optimzer.lr=0.1"],
+     "model.optimzer: unknown key, nothing reads it (did you mean model.optimizer?)"),
+    (["+dataset.reader.n_trian=5"], "SyntheticReader takes no argument 'n_trian'"),
+    (["+sed=3"], "sed: unknown key, nothing reads it"),
+]
+
+
+@pytest.mark.parametrize(("overrides", "message"), BAD_CONFIGS)
+def test_each_bad_setting_is_one_line_naming_its_key(overrides: list[str], message: str):
+    overrides = ["dataset=synthetic", "+experiment=tiny", *overrides]
+    with pytest.raises(ConfigError) as caught:
+        check_config(compose_config(overrides), overrides, compose_config)
+    assert message in str(caught.value)
+    assert len(str(caught.value).splitlines()) == 1
+
+
+def test_keys_that_are_read_pass():
+    overrides = ["dataset=synthetic", "+experiment=tiny", "+dataset.reader.n_train=64",
+                 "++model.net.hidden_dim=32", "model.optimizer.lr=inf", "dataset.noise=0/1"]
+    check_config(compose_config(overrides), overrides, compose_config)
+
+
+def test_a_split_with_no_scorable_document_is_refused_naming_dataset_and_split():
+    one = [Document(id=f"d{i}", sentences=("Alone.",)) for i in range(3)]
+    two = [Document(id="e", sentences=("One.", "Two."))]
+    with pytest.raises(ConfigError, match=r"dataset 'toy', split 'valid': all 3 documents"):
+        check_scorable_splits("toy", {"train": two, "valid": one, "test": two}, False, False)
+    check_scorable_splits("toy", {"train": two, "valid": one, "test": two}, True, False)
+
+
+def test_the_cli_refuses_a_bad_config_in_one_line_before_training(tmp_path: Path):
+    result = run_train(tmp_path, *TINY_LSTM, "seed=abc", "+model.optimzer.lr=0.1")
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "error: seed: expected an integer >= 0, got 'abc'",
+        "error: model.optimzer: unknown key, nothing reads it (did you mean "
+        "model.optimizer?) (override +model.optimzer.lr)",
+    ]
+    run_dir = tmp_path / "synthetic/lstm_ptrnet/base/seed_abc"
+    assert not (run_dir / "checkpoints").exists()  # nothing trained
+    assert "seed: expected" in json.loads((run_dir / "failed.json").read_text())["error"]
+
+
+# -- bad input files: file:line -----------------------------------------------------------
+def test_non_utf8_bytes_in_a_jsonl_file_name_file_and_line(tmp_path: Path):
+    path = tmp_path / "train.jsonl"
+    path.write_bytes(b'{"id": "a", "sentences": ["One.", "Two."]}\n'
+                     b'{"id": "b", "sentences": ["Caf\xe9 ", "Two."]}\n')
+    with pytest.raises(DataFormatError, match=r"train\.jsonl:2: not UTF-8 text"):
+        read_jsonl(path)
+
+
+@pytest.mark.parametrize("empty", ["", "   "])
+def test_an_empty_sentence_names_file_and_line(tmp_path: Path, empty: str):
+    path = tmp_path / "valid.jsonl"
+    path.write_text('{"id": "a", "sentences": ["One.", "Two."]}\n'
+                    + json.dumps({"id": "b", "sentences": ["One.", empty]}) + "\n")
+    with pytest.raises(DataFormatError, match=r"valid\.jsonl:2: document 'b': sentence 1 is empty"):
+        read_jsonl(path)
+
+
+# -- JSON and file modes ------------------------------------------------------------------
+def test_metrics_json_holds_null_where_a_figure_is_nan(tmp_path: Path):
+    write_run_record(tmp_path, {"split": {"test": {"tau": float("nan"), "ci": [float("inf"), 1]}}})
+    text = (tmp_path / "metrics.json").read_text()
+    assert "NaN" not in text and "Infinity" not in text
+    json.loads(text, parse_constant=lambda name: pytest.fail(f"bare {name} in metrics.json"))
+    assert read_run_record(tmp_path)["split"]["test"] == {"tau": None, "ci": [None, 1]}
+    assert dumps({"x": float("-inf")}) == '{"x": null}'
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_outputs_respect_the_umask(tmp_path: Path, umask: int):
+    old = os.umask(umask)
+    try:
+        atomic_write_text(tmp_path / "out.json", "{}\n")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "out.json").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+# -- checkpoints --------------------------------------------------------------------------
+def test_a_truncated_checkpoint_is_named_as_damaged(tmp_path: Path):
+    path = tmp_path / "last.ckpt"
+    torch.save({"state_dict": {"w": torch.zeros(1000)}, "epoch": 3, "global_step": 40}, path)
+    assert read_checkpoint_position(path).epoch == 3
+    path.write_bytes(path.read_bytes()[:2000])
+    with pytest.raises(DamagedCheckpointError, match=r"last\.ckpt: damaged checkpoint"):
+        read_checkpoint_position(path)
+
+
+# -- NaN: decoding never emits an invalid order -------------------------------------------
+class NaNDecoder:
+    """A decoder whose every score is NaN (a diverged model)."""
+
+    def step(self, memory, state, previous, available):
+        return torch.full(available.shape, float("nan")), state
+
+    def reindex(self, tensors, index):
+        return tensors
+
+
+@pytest.mark.parametrize("beam", [1, 4])
+def test_nan_scores_still_give_valid_orders(beam: int):
+    available = torch.tensor([[True] * 5, [True] * 3 + [False] * 2])
+    if beam == 1:
+        orders, _ = greedy_search(NaNDecoder(), None, None, available)
+    else:
+        orders, _ = beam_search(NaNDecoder(), None, None, available, beam)
+    validate_orders(orders, available.sum(dim=1))
+
+
+# -- one launch per run directory ---------------------------------------------------------
+HOLD = "from benchmark.run_lock import RunLock; import sys, time; RunLock.acquire(sys.argv[1]); " \
+       "print('held', flush=True); time.sleep(600)"
+
+
+def hold_lock(run_dir: Path) -> subprocess.Popen:
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(run_dir)], cwd=ROOT,
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_a_second_lock_is_refused_naming_the_holder_and_a_dead_ones_is_taken_over(
+    tmp_path: Path, caplog
+):
+    holder = hold_lock(tmp_path)
+    try:
+        with pytest.raises(RunLockedError, match=rf"in use by pid {holder.pid} on "
+                                                 rf"{socket.gethostname()} since"):
+            RunLock.acquire(tmp_path)
+    finally:
+        holder.kill()
+        holder.wait()
+    with RunLock.acquire(tmp_path) as lock:  # its holder is gone
+        assert json.loads(lock.path.read_text())["pid"] == os.getpid()
+    assert f"taking over the lock left by pid {holder.pid}" in caplog.text
+    assert not (tmp_path / LOCK_NAME).exists()  # removed on release
+
+
+def test_a_stale_lock_file_without_flock_is_judged_by_its_pid(tmp_path: Path, monkeypatch):
+    import benchmark.run_lock as run_lock
+
+    monkeypatch.setattr(run_lock, "fcntl", None)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    host = socket.gethostname()
+    (tmp_path / LOCK_NAME).write_text(json.dumps({"pid": int(dead), "host": host}))
+    RunLock.acquire(tmp_path).release()
+    (tmp_path / LOCK_NAME).write_text(json.dumps({"pid": os.getpid(), "host": host}))
+    with pytest.raises(RunLockedError):
+        RunLock.acquire(tmp_path)
+
+
+def test_only_rank_zero_takes_the_lock(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    assert take_run_lock(tmp_path) is None and not (tmp_path / LOCK_NAME).exists()
+
+
+def test_a_launch_into_a_locked_run_directory_is_refused_in_one_line(tmp_path: Path):
+    holder = hold_lock(tmp_path / RUN)
+    try:
+        result = run_train(tmp_path, *TINY_LSTM)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith(
+        f"error: {tmp_path / RUN} is in use by pid {holder.pid}")
+    assert not (tmp_path / RUN / "checkpoints").exists()
+    assert not (tmp_path / RUN / "failed.json").exists()  # the holder's run did not fail
+
+
+# -- slow: real trainings -----------------------------------------------------------------
+@pytest.mark.slow
+def test_an_infinite_learning_rate_stops_within_the_first_epoch_naming_nan(tmp_path: Path):
+    result = run_train(tmp_path, *TINY_LSTM, "model.optimizer.lr=inf")
+    assert result.returncode == 1
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: train/loss is NaN at step ") and "epoch 0" in last
+    failure = json.loads((tmp_path / RUN / "failed.json").read_text())
+    assert failure["error"].startswith("NonFiniteError: train/loss is NaN")
+    assert not (tmp_path / RUN / "metrics.json").exists()
+
+
+@pytest.mark.slow
+def test_two_concurrent_launches_one_refuses(tmp_path: Path):
+    slow = (*TINY_LSTM, "trainer.max_epochs=400")  # runs long enough to meet the second
+    first = subprocess.Popen(train_command(*slow, f"paths.runs={tmp_path}"), cwd=ROOT,
+                             env=cli_env(tmp_path), stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        while not (tmp_path / RUN / "checkpoints" / "last.ckpt").exists():
+            assert first.poll() is None, "the first launch ended early"
+            time.sleep(0.1)
+        second = run_train(tmp_path, *slow)
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+    assert second.returncode == 1 and f"in use by pid {first.pid}" in second.stderr
+
+
+EPOCHS = 6
+# lr=0: valid tau never improves after epoch 0, so every later epoch is a non-best one
+NON_BEST = (*TINY_LSTM, f"trainer.max_epochs={EPOCHS}", "model.optimizer.lr=0.0",
+            "+dataset.reader.n_train=1200")
+
+
+def kill_after_epoch(runs: Path, epoch: int) -> int:
+    """Start the run, kill it once `last.ckpt` holds `epoch` or later; that epoch."""
+    process = subprocess.Popen(
+        train_command(*NON_BEST, f"paths.runs={runs}"), cwd=ROOT, env=cli_env(runs),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    last = runs / RUN / "checkpoints" / "last.ckpt"
+    try:
+        deadline, seen = time.monotonic() + 600, None
+        while True:
+            assert process.poll() is None, "the run ended before it was killed"
+            assert time.monotonic() < deadline, f"no checkpoint of epoch {epoch} after 600 s"
+            if last.exists() and last.stat().st_mtime_ns != seen:
+                seen = last.stat().st_mtime_ns
+                if read_checkpoint_position(last).epoch >= epoch:  # atomic: always whole
+                    break
+            time.sleep(0.05)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    return read_checkpoint_position(last).epoch
+
+
+def csv_epochs(run_dir: Path) -> list[int]:
+    """The epoch of every row of the CSV log holding a valid figure."""
+    with open(run_dir / "csv" / "metrics.csv", newline="") as handle:
+        return [int(row["epoch"]) for row in csv.DictReader(handle) if row.get("val/tau")]
+
+
+@pytest.mark.slow
+def test_resume_after_a_non_best_epoch_continues_from_that_epoch(tmp_path: Path):
+    """Issue 16 item 1: `last.ckpt` is written after every epoch, not only after a new
+    best, and the CSV log keeps the epochs before the resume, each once."""
+    killed_at = kill_after_epoch(tmp_path, epoch=1)
+    best = read_checkpoint_position(tmp_path / RUN / "checkpoints" / "best.ckpt")
+    assert best.epoch == 0 < killed_at  # the last epoch saved was not the best one
+
+    result = run_train(tmp_path, *NON_BEST)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert f"resuming from {tmp_path / RUN / 'checkpoints' / 'last.ckpt'}" in result.stdout
+    record = json.loads((tmp_path / RUN / "metrics.json").read_text())
+    assert record["epochs"] == EPOCHS
+    # each training epoch once, then the final validation of the selected model
+    assert csv_epochs(tmp_path / RUN) == [*range(EPOCHS), EPOCHS]
+
+
+@pytest.mark.slow
+def test_a_truncated_last_ckpt_resumes_from_the_newest_intact_checkpoint(tmp_path: Path):
+    kill_after_epoch(tmp_path, epoch=1)
+    last = tmp_path / RUN / "checkpoints" / "last.ckpt"
+    last.write_bytes(last.read_bytes()[: last.stat().st_size // 3])  # full disk, old writer
+
+    result = run_train(tmp_path, *NON_BEST)
+    assert result.returncode == 0, result.stderr[-3000:]
+    output = result.stdout + result.stderr
+    assert f"{last}: damaged checkpoint" in output and "Traceback" not in output
+    assert f"resuming from {tmp_path / RUN / 'checkpoints' / 'best.ckpt'}" in output
+    assert json.loads((tmp_path / RUN / "metrics.json").read_text())["epochs"] == EPOCHS
+    assert csv_epochs(tmp_path / RUN) == [*range(EPOCHS), EPOCHS]
+    assert read_checkpoint_position(last).epoch == EPOCHS - 1  # written whole again
