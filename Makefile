@@ -14,7 +14,7 @@ CPU_THREADS ?= 1
 RUNS       ?= runs
 
 .PHONY: help setup train test test-slow data lint leaderboard plots bench \
-	sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test
+	sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -64,6 +64,11 @@ sweep-list: setup  ## dry run of `make sweep`: the jobs of SWEEP and what each w
 
 sweep-summary: setup  ## finished / failed / interrupted runs under RUNS=runs, with failures' logs
 	$(PY) -m benchmark.sweep_summary $(RUNS)
+
+reproduction: setup  ## Cui et al. 2018 Tables 3 and 5 on Accidents/Earthquakes (ORDERBENCH_DATASETS): 30 runs one at a time, then results/reproduction.{md,csv}
+	$(PY) -m benchmark.train -m sweep=reproduction hydra/launcher=local hydra.sweeper.max_batch_size=1 \
+		cpu_threads=1 $(ARGS)
+	$(PY) -m benchmark.reproduction_report --runs $(RUNS) --out results
 
 slurm-up:  ## stand up a one-node SLURM cluster on this machine (root; scripts/local_slurm.sh)
 	scripts/local_slurm.sh up

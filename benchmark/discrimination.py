@@ -23,7 +23,10 @@ pairs of the published tables, e.g. the 1,986 Accidents test pairs of Cui et al.
 Table 5); the run record says which were used (`protocol.discrimination.permutations`).
 
 All orders of a batch are scored together: the batch is expanded to one row per
-(document, order) and scored in forward passes of bounded size.
+(document, order) and scored in forward passes of bounded size. For an `OrderingModel`
+the documents are encoded once and only the decoder runs per order (its encoders do not
+depend on the scored order): the same log-probabilities as `log_prob` on the expanded
+batch, an encoder pass per document instead of per pair.
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ from torch import Tensor, nn
 from benchmark.bootstrap import CI_ALPHA, check_settings, percentile_interval, resampled
 from benchmark.metrics import ratio
 from models.batch import to_device
+from models.candidates import order_log_prob
+from models.ordering_model import OrderingModel
 
 MAX_PERMUTATIONS = 20  # per document (Barzilay & Lapata 2008; DESIGN section 4)
 TOKENS_PER_PASS = 1 << 19  # rows x sentences x tokens scored in one forward pass
@@ -170,11 +175,33 @@ def _log_probs(model: nn.Module, batch: dict, doc_of_row: Tensor, orders: Tensor
     num, length = batch["tokens"].shape[1:]
     rows_per_pass = max(1, TOKENS_PER_PASS // (num * length))
     device = batch["tokens"].device
+    if isinstance(model, OrderingModel):
+        return _decoder_log_probs(model, batch, doc_of_row, orders, rows_per_pass)
     scores = []
     for start in range(0, len(doc_of_row), rows_per_pass):
         rows = slice(start, start + rows_per_pass)
         expanded = select_rows(batch, doc_of_row[rows])  # (r, N, T) tokens, ...
         scores.append(model.log_prob(expanded, orders[rows].to(device)))  # (r,)
+    return torch.cat(scores).float().cpu()  # (R,)
+
+
+def _decoder_log_probs(
+    model: OrderingModel, batch: dict, doc_of_row: Tensor, orders: Tensor, rows_per_pass: int
+) -> Tensor:
+    """`_log_probs` of an `OrderingModel`: the batch encoded once (`start`), the decoder
+    teacher-forced on every row's order from its document's memory and state."""
+    memory, state, candidates = model.start(batch)  # per document
+    decoder = model.pointer_decoder
+    device = candidates.device
+    scores = []
+    for start in range(0, len(doc_of_row), rows_per_pass):
+        index = doc_of_row[start : start + rows_per_pass].to(device)  # (r,)
+        rows = orders[start : start + rows_per_pass].to(device)  # (r, N)
+        logits = decoder.teacher_forced(  # (r, N, N)
+            decoder.reindex(memory, index), decoder.reindex(state, index), rows,
+            candidates.index_select(0, index),
+        )  # fmt: skip
+        scores.append(order_log_prob(logits, rows))  # (r,)
     return torch.cat(scores).float().cpu()  # (R,)
 
 

@@ -9,10 +9,13 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
+from benchmark import discrimination
 from benchmark.discrimination import (
+    PermutationSampler,
     PublishedPermutations,
     add_to_record,
     score_batch,
+    select_rows,
     summarise_discrimination,
 )
 from benchmark.published_permutations import published_permutations
@@ -21,7 +24,7 @@ from tests.fixtures_readers import (
     published_copy_order,
     write_barzilay_published,
 )
-from tests.model_batches import make_batch
+from tests.model_batches import PRESETS, make_batch, random_batch, tiny_preset
 
 N_TEST, COPIES = 4, 3
 
@@ -120,3 +123,16 @@ def test_bad_settings_name_the_key(published):
         source("b", 3)
     with pytest.raises(ValueError, match="not a permutation of its 2 sentences"):
         source("a", 2)
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_encoding_once_gives_the_log_probs_of_the_expanded_batch(name: str, monkeypatch):
+    monkeypatch.setattr(discrimination, "TOKENS_PER_PASS", 200)  # several passes
+    batch, model = random_batch(4, [3, 5, 2]), tiny_preset(name)
+    doc_of_row, orders = discrimination._candidate_orders(
+        batch, PermutationSampler("synthetic", "test", 0)
+    )
+    with torch.no_grad():
+        expected = model.log_prob(select_rows(batch, doc_of_row), orders)
+    torch.testing.assert_close(discrimination._log_probs(model, batch, doc_of_row, orders),
+                               expected.float(), rtol=1e-5, atol=1e-5)
