@@ -1,0 +1,136 @@
+"""The preset registry (models/registry.py) and the layering of the packages: every list
+of presets is the registry's, a new model is one code file + one YAML (the example of
+docs/models.md, run as written, with and without noise), and models/ imports nothing from
+benchmark/ or data/."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+
+from models.noise_wrapper import NoiseWrapper
+from models.registry import get_preset, preset_names, presets, register_preset
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs" / "models.md"
+
+
+def documented_example() -> tuple[str, str]:
+    """The Python and YAML blocks of docs/models.md's "Adding a model" section."""
+    section = DOCS.read_text(encoding="utf-8").split("## Adding a model", 1)[1]
+    python = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    config = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
+    return python, config
+
+
+def imports_of(path: Path) -> set[str]:
+    """Top-level packages of the modules `path` imports."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_models_import_nothing_from_benchmark_or_data():
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(imports_of(path) & {"benchmark", "data"})
+        for path in sorted((ROOT / "models").rglob("*.py"))
+    }
+    assert {path: names for path, names in offenders.items() if names} == {}
+
+
+def test_every_model_config_names_a_registered_preset_and_back():
+    """conf/model/*.yaml <-> the registry: no preset without a config, none unregistered."""
+    targets = {}
+    for path in sorted((ROOT / "conf" / "model").glob("*.yaml")):
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+        targets[config["name"]] = config["net"]["_target_"]
+    assert set(targets) == set(path.stem for path in (ROOT / "conf" / "model").glob("*.yaml"))
+    registered = presets()
+    assert set(targets) == set(registered)
+    for name, target in targets.items():
+        module, function = target.rsplit(".", 1)
+        preset = registered[name]
+        assert getattr(sys.modules[module], function) is preset.build, name
+
+
+def test_registry_entries_build_tiny_models_and_refuse_a_second_function():
+    for name in preset_names(trainable=True):
+        model = get_preset(name).build(vocab_size=30, **get_preset(name).tiny)
+        assert model.trainable, name
+    assert preset_names(trainable=False) == ("random",)
+    with pytest.raises(ValueError, match="already registered"):
+        register_preset("lstm_ptrnet")(lambda vocab_size: None)
+    with pytest.raises(KeyError, match="no preset 'nope'"):
+        get_preset("nope")
+
+
+def test_the_documented_example_registers_and_trains_under_noise(tmp_path, monkeypatch):
+    """The docs' preset, imported from a throwaway package, is listed by the registry with
+    its tiny settings and learns a step in the noise wrapper (plain torch)."""
+    python, _ = documented_example()
+    package = tmp_path / "throwaway_models"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "cnn_attention.py").write_text(python)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    __import__("throwaway_models.cnn_attention")
+    preset = get_preset("cnn_attention")
+    assert preset.colour == "#17becf"
+    from tests.test_noise_models import noisy_batch
+
+    model = NoiseWrapper(preset.build(vocab_size=30, **preset.tiny), (1, 1))
+    loss = model.loss(noisy_batch(0))
+    loss.backward()
+    assert torch.isfinite(loss)
+    assert all(p.grad is not None for p in model.parameters() if p.requires_grad)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("noise", ["0", "1"])
+def test_a_new_model_is_one_file_and_one_yaml(tmp_path, noise):
+    """docs/models.md's example, as written: its code in a package outside the repository
+    and its YAML in an extra config folder (hydra.searchpath), trained through the harness
+    on the synthetic data."""
+    python, config = documented_example()
+    config = config.replace(
+        "models.cnn_attention.cnn_attention", "extra.cnn_attention.cnn_attention"
+    )
+    (tmp_path / "extra").mkdir()
+    (tmp_path / "extra" / "__init__.py").write_text("")
+    (tmp_path / "extra" / "cnn_attention.py").write_text(python)
+    (tmp_path / "conf" / "model").mkdir(parents=True)
+    (tmp_path / "conf" / "model" / "cnn_attention.yaml").write_text(config)
+    runs = tmp_path / "runs"
+    result = subprocess.run(
+        [
+            sys.executable, "-m", "benchmark.train",
+            "model=cnn_attention", "dataset=synthetic", "+experiment=tiny",
+            f"dataset.noise={noise}", f"hydra.searchpath=[file://{tmp_path / 'conf'}]",
+            "trainer.max_epochs=1", "evaluate_discrimination=false", "logger=csv",
+            "cpu_threads=1", f"paths.runs={runs}",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "WANDB_MODE": "offline", "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-4000:]
+    dataset = "synthetic" if noise == "0" else "synthetic_noise1"
+    record = json.loads((runs / dataset / "cnn_attention/base/seed_0/metrics.json").read_text())
+    assert record["model"] == "cnn_attention"
+    metric = "noise_acc" if noise == "1" else "tau"
+    assert metric in record["split"]["test"]
