@@ -12,8 +12,11 @@ from benchmark.sweep_resolvers import register_resolvers
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
 
 
-def compose_config(overrides: list[str]) -> DictConfig:
-    """The config `python -m benchmark.train` would see with these overrides."""
+def compose_config(overrides: list[str], return_hydra_config: bool = False) -> DictConfig:
+    """The config `python -m benchmark.train` would see with these overrides (with
+    Hydra's own `hydra` node if asked)."""
     register_resolvers()
     with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-        return compose(config_name="config", overrides=overrides)
+        return compose(
+            config_name="config", overrides=overrides, return_hydra_config=return_hydra_config
+        )

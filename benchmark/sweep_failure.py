@@ -60,4 +60,6 @@ def read_failure(run_dir: Path) -> dict | None:
 
 def clear_failure(run_dir: Path) -> None:
     """Forget an earlier failure of a run that has now finished."""
-    (Path(run_dir) / FAILURE_NAME).unlink(missing_ok=True)
+    path = Path(run_dir) / FAILURE_NAME
+    if path.exists():  # a read-only folder refuses even the unlink of a missing file
+        path.unlink()

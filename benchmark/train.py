@@ -43,6 +43,7 @@ from benchmark.net_factory import build_net, dataset_noise, noise_options
 from benchmark.prediction_records import gather_records, with_meta
 from benchmark.predictions import write_predictions
 from benchmark.run_environment import run_environment
+from benchmark.run_dir_access import UnwritableRunsError, read_only_arguments
 from benchmark.run_lock import ReadOnlyRunError, RunLockedError, take_run_lock
 from benchmark.run_record import (
     PREDICTIONS_NAME,
@@ -312,4 +313,8 @@ def record_failure(run_dir: Path, error: BaseException, logs: list[Path]) -> Non
 
 
 if __name__ == "__main__":
+    try:  # a run directory that cannot be written: before Hydra writes into it
+        sys.argv[1:] = read_only_arguments(sys.argv[1:])
+    except UnwritableRunsError as unwritable:
+        sys.exit(f"error: {unwritable}")
     main()
