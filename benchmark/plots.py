@@ -6,7 +6,8 @@ output directory:
 
 - `<dataset>_main_metrics.png`: tau, pmr and acc of every preset (its `base` variant):
   bars = mean over seeds, error bars = the runs' 95% bootstrap intervals over test
-  documents averaged over seeds (the leaderboard's `ci_docs`), dots = single seeds;
+  documents averaged over seeds (the leaderboard's `ci_docs`), dots = single seeds; a
+  preset with fewer seeds than the others is starred (the leaderboard shows it apart);
 - `<dataset>_ablation_<study>.png`: tau and pmr against each study of
   `benchmark.ablations.ABLATIONS` (HAN blocks, heads, dropout, word attention;
   ATTOrderNet positional encoding; sentence-encoder swaps), same bars and dots, or a
@@ -115,13 +116,18 @@ def base_groups(runs: Sequence[Run]) -> dict[str, list[Run]]:
 def main_metrics_plot(dataset: str, groups: Mapping[str, list[Run]]) -> Figure:
     """Bars of the main metrics of every preset on one dataset."""
     figure, axes = new_figure(len(MAIN_METRICS))
-    labels = [f"{preset} ({len(runs)})" for preset, runs in groups.items()]
+    full = max(len(runs) for runs in groups.values())
+    labels = [  # * marks a preset with fewer seeds, shown apart on the leaderboard
+        f"{preset} ({len(runs)}{'*' if len(runs) < full else ''})"
+        for preset, runs in groups.items()
+    ]
     colours = [preset_colour(preset) for preset in groups]
     for axis, metric in zip(axes, MAIN_METRICS, strict=True):
         _bar_panel(axis, labels, colours, list(groups.values()), metric)
         axis.set_xlabel("preset (seeds)")
         axis.set_title(metric)
-    figure.suptitle(f"{dataset}: test metrics by preset (mean over seeds; {ERROR_BARS})")
+    apart = "; * fewer seeds: not compared" if any("*" in label for label in labels) else ""
+    figure.suptitle(f"{dataset}: test metrics by preset (mean over seeds; {ERROR_BARS}{apart})")
     return figure
 
 
