@@ -84,7 +84,7 @@ slurm-test: setup  ## `make sweep` on a real one-node SLURM stood up here (root,
 	out=$$(scripts/local_slurm.sh up 2>&1) || { echo "$$out"; echo "slurm-test: SLURM did not come up"; exit 1; }; \
 	echo "$$out"; started=$$(echo "$$out" | grep -c '^started:'); \
 	WANDB_MODE=offline OMP_NUM_THREADS=1 ORDERBENCH_SLURM=1 \
-		$(PY) -m pytest -q -m slurm -p no:cacheprovider --durations=0 tests/test_slurm_cluster.py $(ARGS); \
+		$(PY) -m pytest -q -rA -m slurm -p no:cacheprovider --durations=0 tests/test_slurm_cluster.py $(ARGS); \
 	status=$$?; \
 	if [ "$$started" -gt 0 ]; then scripts/local_slurm.sh down; fi; \
 	exit $$status
