@@ -51,6 +51,7 @@ from models.ordering_model import OrderingModel
 
 MAX_PERMUTATIONS = 20  # per document (Barzilay & Lapata 2008; DESIGN section 4)
 TOKENS_PER_PASS = 1 << 19  # rows x sentences x tokens scored in one forward pass
+PAIRS_PER_PASS = 1 << 18  # rows x output steps x candidates: teacher-forced pointer scores
 _STREAM = "discrimination"  # separates these permutations from the presentation order
 # the keys added to a split of the run record
 FIGURES = ("disc_acc", "disc_ties", "disc_ties_frac", "disc_n_pairs", "disc_n_docs")
@@ -171,18 +172,25 @@ def _candidate_orders(batch: dict, sampler: Sampler) -> tuple[Tensor, Tensor]:
 @torch.no_grad()
 def _log_probs(model: nn.Module, batch: dict, doc_of_row: Tensor, orders: Tensor) -> Tensor:
     """log P(orders[r] | sentences of document doc_of_row[r]) for every row (R,), in
-    passes of at most TOKENS_PER_PASS tokens."""
-    num, length = batch["tokens"].shape[1:]
-    rows_per_pass = max(1, TOKENS_PER_PASS // (num * length))
+    passes of bounded size (`rows_per_pass`)."""
+    rows = rows_per_pass(*batch["tokens"].shape[1:])
     device = batch["tokens"].device
     if isinstance(model, OrderingModel):
-        return _decoder_log_probs(model, batch, doc_of_row, orders, rows_per_pass)
+        return _decoder_log_probs(model, batch, doc_of_row, orders, rows)
     scores = []
-    for start in range(0, len(doc_of_row), rows_per_pass):
-        rows = slice(start, start + rows_per_pass)
-        expanded = select_rows(batch, doc_of_row[rows])  # (r, N, T) tokens, ...
-        scores.append(model.log_prob(expanded, orders[rows].to(device)))  # (r,)
+    for start in range(0, len(doc_of_row), rows):
+        part = slice(start, start + rows)
+        expanded = select_rows(batch, doc_of_row[part])  # (r, N, T) tokens, ...
+        scores.append(model.log_prob(expanded, orders[part].to(device)))  # (r,)
     return torch.cat(scores).float().cpu()  # (R,)
+
+
+def rows_per_pass(num: int, length: int) -> int:
+    """(document, order) rows scored in one pass over N = `num` sentences of T = `length`
+    tokens: at most TOKENS_PER_PASS tokens and PAIRS_PER_PASS pointer scores (N x N per
+    row, times the decoder width inside the model), at least one row. The second bound
+    keeps long documents in memory: one 500-sentence document scored 21 orders at once."""
+    return max(1, min(TOKENS_PER_PASS // (num * length), PAIRS_PER_PASS // (num * num)))
 
 
 def _decoder_log_probs(

@@ -253,8 +253,8 @@ def test_two_concurrent_launches_one_refuses(tmp_path: Path):
 
 EPOCHS = 6
 # lr=0: valid tau never improves after epoch 0, so every later epoch is a non-best one
-NON_BEST = (*TINY_LSTM, f"trainer.max_epochs={EPOCHS}", "model.optimizer.lr=0.0",
-            "+dataset.reader.n_train=1200")
+NON_BEST = (*(arg for arg in TINY_LSTM if "n_train" not in arg), "+dataset.reader.n_train=1200",
+            f"trainer.max_epochs={EPOCHS}", "model.optimizer.lr=0.0")
 
 
 def kill_after_epoch(runs: Path, epoch: int) -> int:
@@ -317,3 +317,27 @@ def test_a_truncated_last_ckpt_resumes_from_the_newest_intact_checkpoint(tmp_pat
     assert json.loads((tmp_path / RUN / "metrics.json").read_text())["epochs"] == EPOCHS
     assert csv_epochs(tmp_path / RUN) == [*range(EPOCHS), EPOCHS]
     assert read_checkpoint_position(last).epoch == EPOCHS - 1  # written whole again
+
+
+# -- discrimination memory bounded for long documents -------------------------------------
+def test_discrimination_scores_long_documents_in_bounded_passes_with_the_same_result(
+    monkeypatch,
+):
+    from model_batches import make_batch
+
+    import benchmark.discrimination as discrimination
+    from models.presets import lstm_ptrnet
+
+    assert discrimination.rows_per_pass(500, 20) == 1  # was 52: all 21 orders at once
+    assert discrimination.rows_per_pass(10, 30) == discrimination.TOKENS_PER_PASS // 300
+    torch.manual_seed(0)
+    model = lstm_ptrnet(vocab_size=50, hidden_dim=16).eval()
+    generator = torch.Generator().manual_seed(0)
+    batch = make_batch([[torch.randint(1, 50, (5,), generator=generator).tolist()
+                         for _ in range(n)] for n in (30, 6, 3)])
+    rows, orders = discrimination._candidate_orders(
+        batch, discrimination.PermutationSampler("toy", "test", 0))
+    whole = discrimination._log_probs(model, batch, rows, orders)
+    monkeypatch.setattr(discrimination, "PAIRS_PER_PASS", 30 * 30 * 2)  # two rows a pass
+    assert discrimination.rows_per_pass(30, 5) == 2
+    assert torch.allclose(discrimination._log_probs(model, batch, rows, orders), whole)
