@@ -341,3 +341,31 @@ def test_discrimination_scores_long_documents_in_bounded_passes_with_the_same_re
     monkeypatch.setattr(discrimination, "PAIRS_PER_PASS", 30 * 30 * 2)  # two rows a pass
     assert discrimination.rows_per_pass(30, 5) == 2
     assert torch.allclose(discrimination._log_probs(model, batch, rows, orders), whole)
+
+
+# -- a read-only runs directory -----------------------------------------------------------
+def test_a_read_only_run_directory_lets_hydra_write_nothing_there(tmp_path: Path, monkeypatch):
+    import benchmark.run_dir_access as access
+
+    args = ["dataset=synthetic", "+experiment=tiny", f"paths.runs={tmp_path}"]
+    run_dir = tmp_path / "synthetic/lstm_ptrnet/base/seed_0"
+    assert access.read_only_arguments(args) == args  # writable: as given
+    monkeypatch.setattr(access, "_writable", lambda path: False)
+    with pytest.raises(access.UnwritableRunsError, match=f"{run_dir}: cannot create"):
+        access.read_only_arguments(args)
+    run_dir.mkdir(parents=True)
+    assert access.read_only_arguments(args) == [*args, *access.READ_ONLY_HYDRA]
+    assert access.read_only_arguments(["-m", *args]) == ["-m", *args]  # left to Hydra
+
+
+def test_the_lock_of_a_read_only_run_directory_is_one_line(tmp_path: Path, monkeypatch):
+    import errno
+
+    from benchmark.run_lock import ReadOnlyRunError
+
+    def refuse(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(os, "open", refuse)
+    with pytest.raises(ReadOnlyRunError, match=f"{tmp_path}: the run directory is read-only"):
+        take_run_lock(tmp_path)
