@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchmark.bootstrap import CI_ALPHA
-from benchmark.cli_args import EXIT_BAD_INPUT
+from benchmark.cli_options import EXIT_BAD_INPUT
 from benchmark.metrics import LOWER_IS_BETTER, score_records, trivial_policy
 from benchmark.paired import align_records, paired_test
 from benchmark.predictions import read_predictions
@@ -121,53 +121,46 @@ def _describe(about: dict) -> str:
     return about["path"] + (f" ({', '.join(known)})" if known else "")
 
 
-def _format_seeded(result: dict, level: int) -> list[str]:
-    lines = [
-        f"{result['n_docs']} paired documents (trivial documents {result['trivial_policy']}); "
-        f"seeds {result['a']['seeds']} against {result['b']['seeds']}; {level}% interval and "
-        f"t-test of the seed means, counting seed and document variation (document bootstrap "
-        f"of {result['n_resamples']} resamples, seed {result['seed']})",
-        "",
-        f"{'metric':<13}{'A':>9}{'B':>9}{'A - B':>10}   {f'{level}% CI of A - B':<22}"
-        f"{'p':>9}{'se seeds':>10}{'se docs':>9}{'df':>7}",
-    ]
-    for key, row in result["metrics"].items():
-        name = key + ("*" if key in LOWER_IS_BETTER else "")
-        interval = f"[{row['ci_low']:+.4f}, {row['ci_high']:+.4f}]"
-        lines.append(
-            f"{name:<13}{row['a']:>9.4f}{row['b']:>9.4f}{row['diff']:>+10.4f}   {interval:<22}"
-            f"{row['p']:>9.3g}{row['se_seeds']:>10.4f}{row['se_docs']:>9.4f}{row['df']:>7.1f}"
-        )
-    return lines
+# the columns after the interval: (header, width, format) per method
+_SEEDED_COLUMNS = (("p", 9, ".3g"), ("se_seeds", 10, ".4f"), ("se_docs", 9, ".4f"),
+                   ("df", 10, ".1f"))
+_DOCUMENT_COLUMNS = (("p_permutation", 9, ".3g"), ("p_wilcoxon", 12, ".3g"), ("n_docs", 7, "d"))
+_HEADERS = {"p_permutation": "p perm", "p_wilcoxon": "p Wilcoxon", "n_docs": "docs",
+            "se_seeds": "se seeds", "se_docs": "se docs"}
 
 
 def format_table(result: dict) -> str:
     """The comparison as a plain-text table."""
     level = round(100 * (1 - result["alpha"]))
-    head = [f"A = {_describe(result['a'])}", f"B = {_describe(result['b'])}"]
-    if result.get("method") == SEEDS_AND_DOCUMENTS:
-        lines = head + _format_seeded(result, level)
-        if LOWER_IS_BETTER & set(result["metrics"]):
-            lines.append("* lower is better")
-        return "\n".join(lines)
+    seeded = result.get("method") == SEEDS_AND_DOCUMENTS
+    if seeded:
+        about = (
+            f"seeds {result['a']['seeds']} against {result['b']['seeds']}; {level}% interval "
+            f"and t-test of the seed means, counting seed and document variation (document "
+            f"bootstrap of {result['n_resamples']} resamples, seed {result['seed']})"
+        )
+    else:
+        about = (f"{level}% paired bootstrap CI and permutation test from "
+                 f"{result['n_resamples']} resamples, seed {result['seed']}")
+    columns = _SEEDED_COLUMNS if seeded else _DOCUMENT_COLUMNS
     lines = [
         f"A = {_describe(result['a'])}",
         f"B = {_describe(result['b'])}",
         f"{result['n_docs']} paired documents (trivial documents {result['trivial_policy']}); "
-        f"{level}% paired bootstrap CI and permutation test from {result['n_resamples']} "
-        f"resamples, seed {result['seed']}",
+        + about,
         "",
         f"{'metric':<13}{'A':>9}{'B':>9}{'A - B':>10}   {f'{level}% CI of A - B':<22}"
-        f"{'p perm':>9}{'p Wilcoxon':>12}{'docs':>7}",
+        + "".join(f"{_HEADERS.get(key, key):>{width}}" for key, width, _ in columns),
     ]
     for key, row in result["metrics"].items():
         name = key + ("*" if key in LOWER_IS_BETTER else "")
         interval = f"[{row['ci_low']:+.4f}, {row['ci_high']:+.4f}]"
         lines.append(
             f"{name:<13}{row['a']:>9.4f}{row['b']:>9.4f}{row['diff']:>+10.4f}   {interval:<22}"
-            f"{row['p_permutation']:>9.3g}{row['p_wilcoxon']:>12.3g}{row['n_docs']:>7}"
+            + "".join(f"{row[column]:>{width}{form}}" for column, width, form in columns)
         )
-    lines.append(f"method: {DOCUMENTS_ONLY}")
+    if not seeded:
+        lines.append(f"method: {DOCUMENTS_ONLY}")
     if LOWER_IS_BETTER & set(result["metrics"]):
         lines.append("* lower is better")
     return "\n".join(lines)
