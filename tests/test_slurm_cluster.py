@@ -15,6 +15,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -66,7 +67,8 @@ def job_folders(runs: Path) -> set[str]:
     """submitit's folder of every job submitted into `runs`: `<array id>_<index>` per array
     task (the folder `<array id>` beside them holds the submission), `<id>` for a lone job."""
     folder = runs / ".submitit"
-    names = {path.name for path in folder.iterdir()} if folder.is_dir() else set()
+    names = {path.name for path in folder.iterdir() if re.fullmatch(r"\d+(_\d+)?", path.name)
+             and path.is_dir()} if folder.is_dir() else set()
     return {name for name in names
             if "_" in name or not any(other.startswith(f"{name}_") for other in names)}
 
@@ -102,7 +104,7 @@ def test_smoke_sweep_finishes_and_a_rerun_submits_no_job(tmp_path: Path):
 
     result = make_sweep(tmp_path, *SMALL)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "4 of 4 runs already finished with this config: no job for them" in result.stderr
+    assert "4 of 4 runs already finished with this config: no job for them" in result.stdout
     assert "4 runs: 4 finished (0 in this sweep, 4 before)" in result.stdout
     assert job_folders(tmp_path) == jobs
 
@@ -138,7 +140,7 @@ def test_cancelled_job_ends_the_sweep_with_the_summary_and_the_relaunch_finishes
 
     result = make_sweep(tmp_path, *args)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "1 of 2 runs already finished with this config: no job for them" in result.stderr
+    assert "1 of 2 runs already finished with this config: no job for them" in result.stdout
     assert "2 runs: 2 finished (1 in this sweep, 1 before)" in result.stdout
     assert "resuming from" in (cancelled / "train.log").read_text()
     assert not (cancelled / "failed.json").exists()
