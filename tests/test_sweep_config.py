@@ -69,6 +69,11 @@ def test_cli_shows_the_submitit_parameters_derived_from_the_trainer_profile():
     assert (params["gpus_per_node"], params["tasks_per_node"], params["nodes"]) == (8, 8, 2)
 
 
-@pytest.mark.parametrize(("sweep", "jobs"), [("smoke", 4), ("paper", 9 * 8 * 3), ("ablation", 132)])
+N_PRESETS = len(list((CONF_DIR / "model").glob("*.yaml")))  # the sweeps' model: glob(*)
+
+
+@pytest.mark.parametrize(
+    ("sweep", "jobs"), [("smoke", 4), ("paper", 9 * N_PRESETS * 3), ("ablation", 132)]
+)
 def test_named_sweeps_expand_to_their_jobs(sweep, jobs):
     assert n_jobs(sweep) == jobs
