@@ -23,6 +23,7 @@ from typing import Any
 from benchmark.atomic_io import atomic_write_text
 from benchmark.json_values import dumps
 from benchmark.sentence_ids import document_problems
+from data.errors import DataFormatError, utf8_lines
 
 REQUIRED_KEYS = ("id", "gold", "pred")
 NOISE_KEY = "noise"
@@ -117,18 +118,11 @@ def read_predictions(path: str | Path) -> list[Prediction]:
     """Read and validate a `predictions.jsonl`; blank lines are skipped."""
     path = Path(path)
     records, unique = [], _UniqueIds()
-    with path.open("rb") as handle:
-        for line_number, raw in enumerate(handle, start=1):
-            where = f"{path}:{line_number}"
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise PredictionsError(
-                    f"{where}: not UTF-8 text ({error.reason} at byte {error.start + 1} of "
-                    "the line)"
-                ) from None
+    try:
+        for line_number, line in utf8_lines(path):
             if not line.strip():
                 continue
+            where = f"{path}:{line_number}"
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as error:
@@ -138,6 +132,8 @@ def read_predictions(path: str | Path) -> list[Prediction]:
             record = parse_record(obj, where)
             unique.check(record)
             records.append(record)
+    except DataFormatError as error:  # bytes that are not UTF-8, named file:line
+        raise PredictionsError(str(error)) from None
     return records
 
 
