@@ -73,10 +73,12 @@ def job_folders(runs: Path) -> set[str]:
             if "_" in name or not any(other.startswith(f"{name}_") for other in names)}
 
 
-def csv_epochs(run_dir: Path) -> Counter:
-    """Epoch -> number of validation rows in the run's CSV curves."""
+def csv_curves(run_dir: Path) -> tuple[Counter, Counter]:
+    """(epoch -> validation rows, step -> training-loss rows) of the run's CSV curves."""
     with open(run_dir / "csv" / "metrics.csv", newline="") as handle:
-        return Counter(int(row["epoch"]) for row in csv.DictReader(handle) if row.get("val/tau"))
+        rows = list(csv.DictReader(handle))
+    return (Counter(int(row["epoch"]) for row in rows if row.get("val/tau")),
+            Counter(int(row["step"]) for row in rows if row.get("train/loss")))
 
 
 def wait_for(condition, timeout: float, what: str) -> None:
@@ -163,4 +165,7 @@ def test_time_limited_run_is_requeued_and_reaches_its_last_epoch(tmp_path: Path)
     assert "resuming from" in (run_dir / "train.log").read_text()
     record = json.loads((run_dir / "metrics.json").read_text())
     assert record["epochs"] == epochs
-    assert csv_epochs(run_dir) == Counter(range(epochs))
+    validations, losses = csv_curves(run_dir)
+    # one validation per training epoch, then the selected checkpoint's (at epoch `epochs`)
+    assert validations == Counter(range(epochs + 1)), validations
+    assert max(losses.values()) == 1  # no training step logged twice
