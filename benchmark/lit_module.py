@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from benchmark.metrics import score_records, summarise
+from benchmark.optimisation import linear_warmup, parameter_groups, warmup_steps
 from benchmark.prediction_records import gather_records, records_from_batch
 
 COUNT_KEYS = frozenset({"n_docs", "n_docs_order", "n_trivial"})  # bookkeeping, not curves
@@ -63,7 +64,14 @@ class OrderingTask(pl.LightningModule):
         rate stepped once per training epoch."""
         if self.optimizer_factory is None:
             raise ValueError("model.optimizer is not set: a trainable model needs an optimizer")
-        optimizer = self.optimizer_factory(self.net.parameters())
+        # parameter groups with their own rates and a warm-up, where the model asks for them
+        optimizer = self.optimizer_factory(parameter_groups(self.net))
+        warmup = warmup_steps(self.net)
+        if warmup and self.scheduler_factory is not None:
+            raise ValueError("model.scheduler cannot be combined with the model's warmup_steps")
+        if warmup:
+            scheduler = {"scheduler": linear_warmup(optimizer, warmup), "interval": "step"}
+            return {"optimizer": optimizer, "lr_scheduler": scheduler}
         if self.scheduler_factory is None:
             return optimizer
         scheduler = {"scheduler": self.scheduler_factory(optimizer), "interval": "epoch"}
