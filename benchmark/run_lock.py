@@ -6,6 +6,8 @@ holder (pid, host, start time). The lock is an exclusive `flock` on the file, wh
 system releases when its holder dies however it dies, and the file's text says who holds
 it. A lock left by a dead holder is taken over with a warning naming it; where the
 filesystem has no `flock`, a holder on this host whose pid is gone counts as dead.
+A SLURM job requeued (same job id) takes over the lock of its own earlier allocation,
+which a network filesystem may keep for a while after that node's processes are gone.
 Only the first process of a distributed run (rank 0) takes it: the others are its own.
 """
 
@@ -52,6 +54,21 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def _slurm_job() -> str | None:
+    """This SLURM job (array task) id, which a requeued job keeps; None outside SLURM."""
+    job = os.environ.get("SLURM_ARRAY_JOB_ID"), os.environ.get("SLURM_ARRAY_TASK_ID")
+    return "_".join(job) if all(job) else os.environ.get("SLURM_JOB_ID")
+
+
+def _requeued_self(holder: dict) -> bool:
+    """Whether `holder` is this SLURM job before a requeue (SLURM requeues a job only
+    once it has ended; a filesystem lock of the dead node can outlive it for a while)."""
+    job = _slurm_job()  # on the same host the dead holder's flock is already released
+    return job is not None and holder.get("slurm_job") == job and (
+        holder.get("host") != socket.gethostname()
+    )
+
+
 def _holder(text: str) -> dict:
     try:
         holder = json.loads(text)
@@ -85,6 +102,12 @@ class RunLock:
             try:
                 previous = _holder(os.pread(fd, 1 << 16, 0).decode("utf-8", "replace"))
                 if not cls._lock_file(fd, previous, path):
+                    if _requeued_self(previous):  # our own job before its requeue: dead
+                        log.warning("%s: lock of %s is this SLURM job's before its requeue; "
+                                    "taken over", path, _describe(previous))
+                        path.unlink(missing_ok=True)
+                        os.close(fd)
+                        continue
                     raise RunLockedError(
                         f"{path.parent} is in use by {_describe(previous)} (lock file {path}); "
                         "wait for that launch to end, or delete the lock file if it is gone"
@@ -101,7 +124,7 @@ class RunLock:
             log.warning("%s: taking over the lock left by %s, which is gone", path,
                         _describe(previous))
         me = {"pid": os.getpid(), "host": socket.gethostname(),
-              "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+              "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "slurm_job": _slurm_job()}
         os.ftruncate(fd, 0)
         os.pwrite(fd, (json.dumps(me) + "\n").encode("utf-8"), 0)
         os.fsync(fd)

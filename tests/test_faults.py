@@ -369,3 +369,21 @@ def test_the_lock_of_a_read_only_run_directory_is_one_line(tmp_path: Path, monke
     monkeypatch.setattr(os, "open", refuse)
     with pytest.raises(ReadOnlyRunError, match=f"{tmp_path}: the run directory is read-only"):
         take_run_lock(tmp_path)
+
+
+def test_a_requeued_slurm_job_takes_over_its_own_lock_from_another_node(
+    tmp_path: Path, monkeypatch
+):
+    monkeypatch.setenv("SLURM_JOB_ID", "4242")
+    holder = hold_lock(tmp_path)  # the same job id, as before a requeue
+    try:
+        with pytest.raises(RunLockedError):  # same host: a live process of this job
+            RunLock.acquire(tmp_path)
+        text = json.loads((tmp_path / LOCK_NAME).read_text())
+        assert text["slurm_job"] == "4242"
+        (tmp_path / LOCK_NAME).write_text(json.dumps({**text, "host": "node-that-died"}))
+        with RunLock.acquire(tmp_path) as lock:  # its earlier allocation, on another node
+            assert json.loads(lock.path.read_text())["pid"] == os.getpid()
+    finally:
+        holder.kill()
+        holder.wait()
