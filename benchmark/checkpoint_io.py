@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,13 +29,28 @@ from benchmark.atomic_io import atomic_write_bytes
 log = logging.getLogger(__name__)
 
 
+class CheckpointWriteError(OSError):
+    """A checkpoint could not be written (full disk ...); the file before it is kept."""
+
+
 class AtomicCheckpointIO(TorchCheckpointIO):
     """`TorchCheckpointIO` whose saves are atomic in the checkpoint's own folder."""
 
     def save_checkpoint(self, checkpoint: dict, path, storage_options=None) -> None:
         if storage_options is not None:
             raise TypeError(f"{type(self).__name__} takes no storage_options")
-        atomic_write_bytes(Path(path), lambda handle: torch.save(checkpoint, handle))
+        path = Path(path)
+        buffer = io.BytesIO()  # serialised first: a full disk is then an OSError of its own
+        torch.save(checkpoint, buffer)
+        try:
+            atomic_write_bytes(path, lambda handle: handle.write(buffer.getbuffer()))
+        except OSError as error:
+            failure = CheckpointWriteError(
+                f"{path}: checkpoint not saved ({error.strerror or error}); "
+                f"the {path.name} from before, if any, is intact"
+            )
+            failure.errno = error.errno
+            raise failure from error
 
 
 def checkpoint_callbacks(dirpath: Path, monitor: str) -> tuple[ModelCheckpoint, ModelCheckpoint]:

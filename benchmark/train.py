@@ -32,7 +32,11 @@ from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint, Timer
 from benchmark.atomic_io import atomic_write_text
 from benchmark.bootstrap import CI_ALPHA, bootstrap_summary
 from benchmark.breakdowns import breakdowns
-from benchmark.checkpoint_io import AtomicCheckpointIO, checkpoint_callbacks
+from benchmark.checkpoint_io import (
+    AtomicCheckpointIO,
+    CheckpointWriteError,
+    checkpoint_callbacks,
+)
 from benchmark.config_check import ConfigError, check_config, check_scorable_splits
 from benchmark.discrimination import add_to_record, discrimination_records
 from benchmark.published_permutations import published_permutations
@@ -70,8 +74,8 @@ from data.noise import has_noise, noise_label
 log = logging.getLogger(__name__)
 # errors whose message says all (the key, file:line or run directory): one line, no traceback
 ONE_LINE_ERRORS = (
-    ConfigError, DataFormatError, NonFiniteError, ReadOnlyRunError, RunConflictError,
-    RunLockedError,
+    CheckpointWriteError, ConfigError, DataFormatError, NonFiniteError, ReadOnlyRunError,
+    RunConflictError, RunLockedError,
 )
 
 
