@@ -387,3 +387,36 @@ def test_a_requeued_slurm_job_takes_over_its_own_lock_from_another_node(
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_a_full_disk_keeps_the_previous_checkpoint_whole(tmp_path: Path, monkeypatch):
+    import errno
+
+    from benchmark.checkpoint_io import AtomicCheckpointIO, CheckpointWriteError
+
+    path, io = tmp_path / "last.ckpt", AtomicCheckpointIO()
+    io.save_checkpoint({"state_dict": {}, "epoch": 1, "global_step": 8}, path)
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(CheckpointWriteError, match=r"last\.ckpt: checkpoint not saved \(No space"):
+        io.save_checkpoint({"state_dict": {}, "epoch": 2, "global_step": 12}, path)
+    monkeypatch.undo()
+    assert read_checkpoint_position(path).epoch == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["last.ckpt"]  # no temporary file left
+
+
+def test_the_csv_log_keeps_the_epochs_a_resumed_checkpoint_completed(tmp_path: Path):
+    from benchmark.checkpoint_io import CheckpointPosition
+    from benchmark.csv_log import trim_metrics_csv
+
+    path = tmp_path / "metrics.csv"
+    path.write_text("epoch,step,train/loss,val/tau\r\n0,3,0.9,\r\n0,3,,0.1\r\n1,7,0.8,\r\n"
+                    "1,7,,0.2\r\n2,9,0.7,\r\n")  # killed during epoch 2
+    header = trim_metrics_csv(str(path), CheckpointPosition(tmp_path, epoch=1, global_step=7))
+    assert header == ["epoch", "step", "train/loss", "val/tau"]
+    with open(path, newline="") as handle:
+        assert [row["epoch"] for row in csv.DictReader(handle)] == ["0", "0", "1", "1"]
+    assert trim_metrics_csv(str(path), None) == [] and not path.exists()  # a fresh start
