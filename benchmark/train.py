@@ -12,7 +12,6 @@ orders of the gold sentences, is skipped (`protocol.discrimination.skipped`).
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
@@ -41,6 +40,7 @@ from benchmark.config_check import ConfigError, check_config, check_scorable_spl
 from benchmark.discrimination import add_to_record, discrimination_records
 from benchmark.published_permutations import published_permutations
 from benchmark.finite_guard import FiniteGuard, NonFiniteError
+from benchmark.json_values import dumps
 from benchmark.lit_module import OrderingTask
 from benchmark.metrics import HEADLINE_ACCURACY
 from benchmark.net_factory import build_net, dataset_noise, noise_options
@@ -297,7 +297,7 @@ def main(cfg: DictConfig) -> None:
             lock.release()
     if record:
         clear_failure(run_dir)
-        print(json.dumps({"run_dir": str(run_dir), "test": record["split"]["test"]}, indent=2))
+        print(dumps({"run_dir": str(run_dir), "test": record["split"]["test"]}, indent=2))
 
 
 def compose_overrides(overrides: list[str]) -> DictConfig:
