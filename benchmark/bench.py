@@ -51,7 +51,7 @@ from benchmark.bench_preset import Settings, bench_preset
 from benchmark.bench_table import reference_table, scaling_table, throughput_table
 from benchmark.bench_timing import PRECISIONS
 from benchmark.bench_tsort import tsort_table, tsort_timings
-from benchmark.cli_args import (
+from benchmark.cli_options import (
     UsageError,
     asks_for_help,
     choice,

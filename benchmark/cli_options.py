@@ -1,9 +1,14 @@
-"""`key=value` command-line arguments, Hydra-style, for the tools that work on a run."""
+"""`key=value` command-line arguments of the tools that work on a run (evaluate, predict,
+bench), parsed by OmegaConf (`OmegaConf.from_dotlist`, the parser of Hydra's overrides), so
+every `orderbench` command that takes settings takes them in one style."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Mapping, Sequence
+
+from omegaconf import OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
 
 class UsageError(ValueError):
@@ -13,17 +18,28 @@ class UsageError(ValueError):
 def parse_key_values(
     argv: Sequence[str], defaults: Mapping[str, str | None], required: Sequence[str], usage: str
 ) -> dict[str, str | None]:
-    """`defaults` updated with `key=value` arguments; unknown keys and missing `required`
-    ones raise UsageError naming them and the usage line."""
+    """`defaults` updated with `key=value` arguments (values as text: `true`, `3`); unknown
+    keys and missing `required` ones raise UsageError naming them and the usage line."""
     args = dict(defaults)
     for arg in argv:
-        key, sep, value = arg.partition("=")
-        if not sep or key not in args:
+        if "=" not in arg or arg.partition("=")[0] not in args:
             raise UsageError(f"unexpected argument {arg!r}; usage: {usage}")
-        args[key] = value
+    try:
+        given = OmegaConf.to_container(OmegaConf.from_dotlist(list(argv)))
+    except OmegaConfBaseException as error:
+        raise UsageError(f"{' '.join(str(error).split())}; usage: {usage}") from None
+    for key, value in given.items():
+        args[key] = _text(value)
     if missing := [key for key in required if not args[key]]:
         raise UsageError(f"missing {' and '.join(missing)}; usage: {usage}")
     return args
+
+
+def _text(value) -> str | None:
+    """A parsed value as the text it was given as (booleans as `true`/`false`)."""
+    if value is None or isinstance(value, str):
+        return value
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def choice(args: Mapping[str, str | None], key: str, allowed: Sequence[str]) -> str:

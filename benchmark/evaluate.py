@@ -1,5 +1,10 @@
 """Evaluate a finished run again with its best model:
-`python -m benchmark.evaluate run=RUN_DIR task=discrimination [split=test] [max_permutations=20]`.
+`orderbench evaluate run=RUN_DIR task=order|discrimination [split=test] [beam=K]
+[predictions=FILE] [max_permutations=20]` (or `python -m benchmark.evaluate ...`).
+
+`task=order` decodes the split again from the checkpoint (beam `beam`, default the run's
+test beam) and prints its figures and bootstrap intervals as in `metrics.json`, without
+changing the record; `predictions=FILE` also writes the predictions (DESIGN section 3).
 
 `task=discrimination` is order discrimination (DESIGN section 4, `benchmark.discrimination`;
 Barzilay & Lapata 2008, Cui et al. 2018). The run's config (`.hydra/config.yaml`) rebuilds
@@ -27,7 +32,8 @@ import torch
 from hydra.errors import InstantiationException
 from omegaconf import DictConfig, OmegaConf
 
-from benchmark.cli_args import (
+from benchmark.bootstrap import bootstrap_summary
+from benchmark.cli_options import (
     UsageError,
     asks_for_help,
     choice,
@@ -37,18 +43,22 @@ from benchmark.cli_args import (
 )
 from benchmark.discrimination import MAX_PERMUTATIONS, add_to_record, discrimination_records
 from benchmark.lit_module import OrderingTask
+from benchmark.metrics import score_records, summarise
+from benchmark.prediction_records import records_from_batch
+from benchmark.predictions import write_predictions
 from benchmark.run_record import RECORD_NAME, read_run_record, write_run_record
 from benchmark.score import json_safe
 from benchmark.train import build_datamodule, build_task, dataset_noise
 from benchmark.trained_run import CHECKPOINT_PATH, CONFIG_PATH, RunError
 from data.datamodule import EVAL_SPLITS
 from data.noise import has_noise
+from models.batch import to_device
 
 USAGE = (
-    "python -m benchmark.evaluate run=RUN_DIR task=discrimination [split=test] "
-    f"[max_permutations={MAX_PERMUTATIONS}]"
+    "orderbench evaluate run=RUN_DIR task=order|discrimination [split=test] [beam=K] "
+    f"[predictions=FILE] [max_permutations={MAX_PERMUTATIONS}]"
 )
-TASKS = ("discrimination",)
+TASKS = ("order", "discrimination")
 
 
 def parse_args(argv: Sequence[str]) -> dict:
@@ -57,13 +67,16 @@ def parse_args(argv: Sequence[str]) -> dict:
         "run": None,
         "task": None,
         "split": "test",
+        "beam": None,
+        "predictions": None,
         "max_permutations": str(MAX_PERMUTATIONS),
     }
     args = parse_key_values(argv, defaults, ("run", "task"), USAGE)
     choice(args, "task", TASKS)
     choice(args, "split", EVAL_SPLITS)
     permutations = positive_int("max_permutations", args["max_permutations"])
-    return {**args, "run": Path(args["run"]), "max_permutations": permutations}
+    beam = None if args["beam"] is None else positive_int("beam", args["beam"])
+    return {**args, "run": Path(args["run"]), "max_permutations": permutations, "beam": beam}
 
 
 def load_run(run_dir: Path) -> tuple[DictConfig, object, OrderingTask]:
@@ -117,13 +130,46 @@ def evaluate_discrimination(run_dir: Path, split: str, max_permutations: int) ->
     return {"run_dir": str(run_dir), "split": split, **figures, "seconds": round(seconds, 2)}
 
 
+@torch.no_grad()
+def evaluate_order(
+    run_dir: Path, split: str, beam: int | None = None, predictions: str | None = None
+) -> dict:
+    """Decode a run's `split` again with its best model -> its figures and intervals (the
+    record is left as it is); `predictions` also writes the prediction records there."""
+    cfg, datamodule, task = load_run(run_dir)
+    beam = int(cfg.model.beam_size) if beam is None else beam
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    net = task.net.to(device).eval()
+    noisy = has_noise(dataset_noise(cfg))
+    start = time.perf_counter()
+    records = []
+    for batch in datamodule.eval_dataloader(split):
+        batch = to_device(batch, device)
+        records += records_from_batch(batch, net.decode(batch, beam_size=beam), noisy)
+    seconds = time.perf_counter() - start
+    records.sort(key=lambda record: record["id"])
+    if predictions is not None:
+        write_predictions(predictions, records)
+    figures = summarise(score_records(records, cfg.include_trivial))
+    intervals = bootstrap_summary(
+        records, cfg.include_trivial, cfg.bootstrap_resamples, seed=cfg.protocol_seed
+    )
+    return {
+        "run_dir": str(run_dir), "split": split, "beam_size": beam, **figures,
+        "ci": intervals, "seconds": round(seconds, 2),
+    }  # fmt: skip
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if asks_for_help(argv, USAGE, __doc__):
         return 0
     try:
         args = parse_args(argv)
-        result = evaluate_discrimination(args["run"], args["split"], args["max_permutations"])
+        if args["task"] == "order":
+            result = evaluate_order(args["run"], args["split"], args["beam"], args["predictions"])
+        else:
+            result = evaluate_discrimination(args["run"], args["split"], args["max_permutations"])
     except (UsageError, RunError) as error:
         return report_error("benchmark.evaluate", error)
     print(json.dumps(json_safe(result), indent=2))

@@ -48,7 +48,7 @@ from scipy import stats
 
 from benchmark.atomic_io import atomic_write_text
 from benchmark.bootstrap import CI_ALPHA
-from benchmark.cli_args import EXIT_BAD_INPUT
+from benchmark.cli_options import EXIT_BAD_INPUT
 from benchmark.leaderboard_markdown import to_markdown
 from benchmark.metrics import HEADLINE_ACCURACY
 from benchmark.multiple_testing import holm

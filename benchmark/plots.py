@@ -35,7 +35,7 @@ from matplotlib.figure import Figure
 
 from benchmark.ablations import ABLATIONS, Ablation, ablation_levels, compared_levels
 from benchmark.breakdowns import LENGTH_LABELS, breakdowns
-from benchmark.cli_args import EXIT_BAD_INPUT
+from benchmark.cli_options import EXIT_BAD_INPUT
 from benchmark.compare import load_run
 from benchmark.leaderboard import MAIN_METRICS, summarise_row
 from benchmark.plot_style import metric_label, new_figure, preset_colour, save_png

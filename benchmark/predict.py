@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark.cli_args import (
+from benchmark.cli_options import (
     UsageError,
     asks_for_help,
     choice,

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from benchmark.bootstrap import CI_ALPHA, bootstrap_metrics
 from benchmark.breakdowns import breakdowns
-from benchmark.cli_args import EXIT_BAD_INPUT
+from benchmark.cli_options import EXIT_BAD_INPUT
 from benchmark.json_values import json_safe
 from benchmark.metrics import score_records, summarise
 from benchmark.predictions import Prediction, read_predictions

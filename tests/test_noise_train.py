@@ -112,3 +112,17 @@ def test_random_baseline_under_zero_one_noise(tmp_path: Path):
     assert all(sorted(p.pred) == sorted(p.gold + p.noise) for p in predictions)
     again = train(tmp_path, "model=random", "logger=csv", "dataset.noise=0/1")
     assert "skipped" in again.stdout + again.stderr
+
+
+def test_evaluate_order_decodes_the_test_split_again_as_the_run_did(noisy_run: Path, tmp_path):
+    out = tmp_path / "again.jsonl"
+    result = run_cli("benchmark.evaluate", f"run={noisy_run}", "task=order", f"predictions={out}")
+    assert result.returncode == 0, result.stderr
+    figures = json.loads(result.stdout)
+    test = json.loads((noisy_run / "metrics.json").read_text())["split"]["test"]
+    for key in ("pm_f", "noise_acc", "pmr"):
+        assert figures[key] == pytest.approx(test[key]), key
+    def orders(path):
+        return [(p.id, p.gold, p.pred, p.noise) for p in read_predictions(path)]
+
+    assert orders(out) == orders(noisy_run / "predictions.jsonl")
