@@ -12,6 +12,7 @@ Lightning. `python -m benchmark.<module>` keeps working for each of them.
 from __future__ import annotations
 
 import importlib
+import runpy
 import sys
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -72,15 +73,15 @@ def _call(
 ):
     """Import `target` ("module:function") and run it on `argv`."""
     module, function = target.split(":")
+    if reads_sys_argv:  # as `python -m module`: Hydra finds conf/ from the module's file
+        sys.argv = [program, *argv]
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+        return 0
     module = importlib.import_module(module)
     if not own_help and any(arg in ("-h", "--help") for arg in argv):
         print(f"usage: {program} [OVERRIDE ...]\n\n{module.__doc__}")
         return 0
-    entry = getattr(module, function)
-    if reads_sys_argv:
-        sys.argv = [program, *argv]
-        return entry()
-    return entry(argv)
+    return getattr(module, function)(argv)
 
 
 def sweep(argv: list[str]) -> int:

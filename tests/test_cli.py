@@ -47,3 +47,11 @@ def test_light_commands_import_no_lightning(name):
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_train_composes_its_config_through_the_command():
+    """`orderbench train` runs benchmark.train as `python -m` does (Hydra finds conf/)."""
+    code = "from benchmark.cli import main\nmain(['train', 'model=han', '--cfg', 'job'])\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "_target_: models.presets.han" in result.stdout
