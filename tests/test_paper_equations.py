@@ -152,7 +152,7 @@ def test_paper_experiments_compose_with_the_published_settings():
     assert lstm.model.name == "lstm_ptrnet" and lstm.model.net.sentence_hidden_dim == 100
     for experiment, name in [
         ("attordernet_paper", "attordernet"), ("attordernet_att_paper", "attordernet_att"),
-        ("attordernet_cnn_paper", "attordernet_cnn"), ("attordernet_accident", "attordernet"),
+        ("attordernet_cnn_paper", "attordernet_cnn"),
     ]:  # fmt: skip
         cfg = compose_config([f"+experiment={experiment}"])
         assert cfg.model.name == name and cfg.trainer.gradient_clip_val is None
