@@ -32,7 +32,8 @@ TINY = (  # a seconds-long run: few documents, one epoch
         ('"Stop!" he said. He left.', ['"Stop!" he said.', "He left."]),
         ('He said "Go." Then he left.', ['He said "Go."', "Then he left."]),
         ("J. F. Kennedy ran. The U.S. Army left.", ["J. F. Kennedy ran.", "The U.S. Army left."]),
-        ("Wait... Then (it rained.) 42 ran.", ["Wait...", "Then (it rained.)", "42 ran."]),
+        # pySBD keeps a bracketed sentence with what follows it
+        ("Wait... Then (it rained.) 42 ran.", ["Wait...", "Then (it rained.) 42 ran."]),
         ("  no final stop\n and a wrapped line ", ["no final stop and a wrapped line"]),
     ],
 )

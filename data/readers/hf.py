@@ -12,7 +12,7 @@ one document, its sentences taken from exactly one of
   hub: ``[sentence1, ..., sentence5]``); empty cells are skipped;
 - ``text_column`` + ``sentence_splitter``: one text, split into sentences, one per line
   (``newline``) or by the rule-based English splitter ``data.sentence_split``
-  (``rules``: sentence-final punctuation, abbreviations and initials kept whole);
+  (``rules``: pySBD, abbreviations, initials and decimals kept whole);
 
 and ``id_column``: document ids (default ``<split>-<row>``), unique per split;
 ``group_column``: the text a document comes from (``Document.source``, e.g. an album or a
