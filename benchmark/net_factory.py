@@ -13,6 +13,7 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
+from benchmark.config_check import ConfigError
 from data.noise import has_noise, noise_setting
 from data.vocab import UNK_ID
 from models.noise_wrapper import NoiseWrapper
@@ -45,4 +46,9 @@ def build_net(cfg: DictConfig, vocab_size: int, pretrained_embeddings) -> torch.
     )
     if not has_noise(dataset_noise(cfg)) or not getattr(net, "trainable", True):
         return net
+    if not (hasattr(net, "encode") and hasattr(net, "decoder")):
+        raise ConfigError(
+            f"dataset.noise={cfg.dataset.noise}: model={cfg.model.name} has no pointer decoder "
+            "to point at END (models/noise_wrapper.py wraps models with encode() and a decoder)"
+        )
     return NoiseWrapper(net, GO_TOKENS, first_word_id=UNK_ID + 1, **noise_options(cfg))
