@@ -31,15 +31,23 @@ STUCK_REASONS = {
     "QOSMaxGRESPerJob": "the GPUs per job exceed the QOS limit (trainer.devices)",
 }
 
+# squeue prints the slurmctld's description instead of the reason code when it has one
+DESCRIBED_REASONS = {
+    "Nodes required for job are DOWN, DRAINED": "ReqNodeNotAvail",
+}
+
 
 def parse_squeue(text: str) -> list[tuple[str, str, str]]:
     """(job id, state, reason) per line of `squeue --noheader -o SQUEUE_FORMAT`; the reason
-    is its first word (`ReqNodeNotAvail, UnavailableNodes:n1` -> `ReqNodeNotAvail`)."""
+    is its code (`ReqNodeNotAvail, UnavailableNodes:n1` -> `ReqNodeNotAvail`; a description
+    of `DESCRIBED_REASONS` -> its code)."""
     rows = []
     for line in text.splitlines():
         if line.strip():
             job_id, state, reason = line.split("|", 2)
-            rows.append((job_id.strip(), state.strip(), reason.split(",")[0].strip()))
+            code = next((code for start, code in DESCRIBED_REASONS.items()
+                         if reason.strip().startswith(start)), reason.split(",")[0].strip())
+            rows.append((job_id.strip(), state.strip(), code))
     return rows
 
 

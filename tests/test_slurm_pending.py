@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from benchmark.slurm_pending import parse_squeue, pending_warning, stuck_jobs
 
-# sbatch -c 8 / -t 120 / --array=0-2 on the 2-core cluster of `make slurm-up` (MaxTime 1 h)
+# sbatch -c 8 / -t 120 / --array=0-2 on the 2-core cluster of `make slurm-up` (MaxTime 1 h);
+# the last line: a sweep's array while the node was drained
 SQUEUE = """1|PENDING|PartitionConfig
 2|PENDING|PartitionTimeLimit
 3_2|PENDING|Resources
 3_0|RUNNING|None
 3_1|RUNNING|None
 7_[0-5]|PENDING|ReqNodeNotAvail, UnavailableNodes:vm
+33_[0-1%2]|PENDING|Nodes required for job are DOWN, DRAINED or reserved for jobs in higher \
+priority partitions
 """
 
 
@@ -19,7 +22,8 @@ def test_only_reasons_that_do_not_pass_are_reported():
     rows = parse_squeue(SQUEUE)
     assert rows[5] == ("7_[0-5]", "PENDING", "ReqNodeNotAvail")
     assert stuck_jobs(rows) == {
-        "PartitionConfig": ["1"], "PartitionTimeLimit": ["2"], "ReqNodeNotAvail": ["7_[0-5]"],
+        "PartitionConfig": ["1"], "PartitionTimeLimit": ["2"],
+        "ReqNodeNotAvail": ["7_[0-5]", "33_[0-1%2]"],
     }
     assert stuck_jobs(parse_squeue("3_2|PENDING|Resources\n4|PENDING|Priority\n")) == {}
 
