@@ -64,7 +64,8 @@ def pending_warning(reason: str, job_ids: list[str]) -> str:
     """One line naming the jobs, the reason and what to change."""
     shown = ", ".join(job_ids[:4]) + (f" and {len(job_ids) - 4} more" if len(job_ids) > 4 else "")
     return (f"SLURM job(s) {shown} pending with Reason={reason}: {STUCK_REASONS[reason]}. "
-            "They will not start by waiting; scancel them and relaunch with the keys changed.")
+            "They will not start until that changes; scancel them to end the sweep with its "
+            "summary, and relaunch once it is fixed.")
 
 
 def read_squeue(job_ids: list[str]) -> list[tuple[str, str, str]]:

@@ -33,5 +33,5 @@ def test_warning_names_the_jobs_the_reason_and_the_keys():
     assert warning.startswith("SLURM job(s) 9_0, 9_1, 9_2, 9_3 and 2 more pending with "
                               "Reason=PartitionConfig: the request exceeds what the partition "
                               "allows: lower hydra.launcher cpus_per_task, mem_gb")
-    assert "will not start by waiting" in warning
+    assert "will not start until that changes; scancel them" in warning
     assert "hydra.launcher.timeout_min" in pending_warning("PartitionTimeLimit", ["2"])
