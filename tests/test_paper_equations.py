@@ -146,6 +146,7 @@ def test_paper_experiments_compose_with_the_published_settings():
     assert gong.model.name == "cnn_ptrnet" and list(gong.model.net.filter_width) == [3, 4, 5]
     assert gong.model.net.num_filters == 512 and gong.model.net.hidden_dim == 100
     assert gong.model.optimizer._target_ == "torch.optim.Adagrad" and gong.model.optimizer.lr == 0.3
+    assert gong.model.optimizer.initial_accumulator_value == 0.1  # TensorFlow 1's Adagrad
     assert gong.model.scheduler.gamma == 0.95 and gong.model.batch_size == 128
     assert gong.trainer.gradient_clip_val is None
     lstm = compose_config(["+experiment=lstm_ptrnet_paper"])
