@@ -41,12 +41,13 @@ retry() {  # retry SECONDS COMMAND...: until COMMAND succeeds, at most SECONDS
   return 1
 }
 
-stop() {  # stop PIDFILE: TERM, wait up to 20 s
+stop() {  # stop PIDFILE: TERM, wait up to 20 s (the daemon may remove its pid file)
   alive "$1" || return 0
-  echo "stopping $(basename "$1" .pid) (pid $(cat "$1"))"
-  kill "$(cat "$1")"
-  local i
-  for ((i = 0; i < 40; i++)); do alive "$1" || return 0; sleep 0.5; done
+  local pid i
+  pid=$(cat "$1")
+  echo "stopping $(basename "$1" .pid) (pid $pid)"
+  kill "$pid" 2>/dev/null || return 0
+  for ((i = 0; i < 40; i++)); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.5; done
   echo "local_slurm.sh: $(basename "$1" .pid) still running" >&2
 }
 
