@@ -69,7 +69,7 @@ sweep-summary: setup  ## finished / failed / interrupted runs under RUNS=runs, w
 reproduction: setup  ## Cui et al. 2018 Tables 3 and 5 on Accidents/Earthquakes (ORDERBENCH_DATASETS): 30 runs one at a time, then results/reproduction.{md,csv}
 	$(PY) -m benchmark.train -m sweep=reproduction hydra/launcher=local hydra.sweeper.max_batch_size=1 \
 		cpu_threads=1 $(ARGS)
-	$(PY) -m benchmark.reproduction_report --runs $(RUNS) --out results
+	$(PY) -m benchmark.report.reproduction --runs $(RUNS) --out results
 
 slurm-up:  ## stand up a one-node SLURM cluster on this machine (root; scripts/local_slurm.sh)
 	scripts/local_slurm.sh up

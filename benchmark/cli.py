@@ -36,9 +36,9 @@ COMMANDS: dict[str, Command] = {
     "score": Command("benchmark.score:main", "score a predictions.jsonl file"),
     "compare": Command("benchmark.compare:main", "paired comparison of two runs"),
     "predict": Command("benchmark.predict:main", "order your own sentences with a trained run"),
-    "leaderboard": Command("benchmark.leaderboard:main", "results/leaderboard.csv and .md"),
-    "plots": Command("benchmark.plots:main", "result plots of the finished runs"),
-    "bench": Command("benchmark.bench:main", "throughput of every preset"),
+    "leaderboard": Command("benchmark.report.leaderboard:main", "results/leaderboard.csv and .md"),
+    "plots": Command("benchmark.report.plots:main", "result plots of the finished runs"),
+    "bench": Command("benchmark.bench.suite:main", "throughput of every preset"),
     "datacard": Command(
         "benchmark.datacard:main", "a dataset's sizes and statistics (JSON)", own_help=False
     ),
@@ -48,8 +48,8 @@ COMMANDS: dict[str, Command] = {
     "sweep": Command("benchmark.cli:sweep", "sweeps: run NAME | list NAME | summary RUNS"),
 }
 SWEEP_ACTIONS = {
-    "list": "benchmark.sweep_list:main",
-    "summary": "benchmark.sweep_summary:main",
+    "list": "benchmark.sweep.listing:main",
+    "summary": "benchmark.sweep.summary:main",
 }
 SWEEP_USAGE = (
     "usage: orderbench sweep run NAME [OVERRIDE ...]   launch conf/sweep/NAME.yaml "

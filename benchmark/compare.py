@@ -4,14 +4,14 @@ RUN_A and RUN_B are run directories (their `predictions.jsonl`; the run must hav
 finished, i.e. have its `metrics.json`) or `predictions.jsonl` files, or row directories
 holding one finished run per seed (`runs/brown/lstm_ptrnet/base`, its `seed_*/`). With two
 seeds or more on both sides the comparison is the leaderboard's, counting seed and
-document variation (`benchmark.seeded_paired`: difference of the seed means, its 95%
+document variation (`benchmark.stats.seeded_paired`: difference of the seed means, its 95%
 interval and two-sided p-value); with one run on a side, seed variation cannot be
 estimated and the document-level test below is used, which says so. The documents are
-paired by id (`benchmark.paired.align_records`: different document sets are refused,
+paired by id (`benchmark.stats.paired.align_records`: different document sets are refused,
 naming the difference) and scored with the same metrics and trivial policy as
 `benchmark.score`. For every metric it prints A, B, the difference A - B, its paired
 bootstrap 95% interval and the p-values of a paired permutation (sign-flip) test and of
-Wilcoxon's signed-rank test (`benchmark.paired.paired_test`). `--json` prints one JSON
+Wilcoxon's signed-rank test (`benchmark.stats.paired.paired_test`). `--json` prints one JSON
 object instead of the table. Bad input: one line on stderr and exit status 2.
 """
 
@@ -23,19 +23,19 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark.bootstrap import CI_ALPHA
 from benchmark.cli_options import EXIT_BAD_INPUT
-from benchmark.metrics import LOWER_IS_BETTER, score_records, trivial_policy
-from benchmark.paired import align_records, paired_test
-from benchmark.predictions import read_predictions
-from benchmark.run_record import PREDICTIONS_NAME, RECORD_NAME, read_run_record
+from benchmark.metrics.corpus import LOWER_IS_BETTER, score_records, trivial_policy
+from benchmark.records.predictions import read_predictions
+from benchmark.records.run_record import PREDICTIONS_NAME, RECORD_NAME, read_run_record
 from benchmark.score import json_safe
-from benchmark.seeded_paired import compare_seeded, seeded_row
+from benchmark.stats.bootstrap import CI_ALPHA
+from benchmark.stats.paired import align_records, paired_test
+from benchmark.stats.seeded_paired import compare_seeded, seeded_row
 
 RUN_KEYS = ("model", "dataset", "variant", "seed")  # copied from the run record
 SEED_GLOB = "seed_*"  # the runs of a row directory
 DOCUMENTS_ONLY = "documents only (one run per side: seed variation not counted)"
-SEEDS_AND_DOCUMENTS = "seeds and documents (benchmark.seeded_paired)"
+SEEDS_AND_DOCUMENTS = "seeds and documents (benchmark.stats.seeded_paired)"
 
 
 def row_runs(path: str | Path) -> list[Path]:

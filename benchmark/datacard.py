@@ -27,8 +27,8 @@ from collections.abc import Sequence
 
 from omegaconf import DictConfig
 
-from benchmark.config import compose_config
-from benchmark.train import build_datamodule
+from benchmark.harness.config import compose_config
+from benchmark.harness.run import build_datamodule
 from data.document import Document
 from data.errors import DataFormatError
 from data.readers.published_ids import split_published_id

@@ -6,7 +6,7 @@
 test beam) and prints its figures and bootstrap intervals as in `metrics.json`, without
 changing the record; `predictions=FILE` also writes the predictions (DESIGN section 3).
 
-`task=discrimination` is order discrimination (DESIGN section 4, `benchmark.discrimination`;
+`task=discrimination` is order discrimination (DESIGN section 4, `benchmark.metrics.discrimination`;
 Barzilay & Lapata 2008, Cui et al. 2018). The run's config (`.hydra/config.yaml`) rebuilds
 its DataModule and model exactly as in training; the weights come from the checkpoint
 selected on valid (`checkpoints/best.ckpt`; a model with nothing to train, such as
@@ -32,7 +32,6 @@ import torch
 from hydra.errors import InstantiationException
 from omegaconf import DictConfig, OmegaConf
 
-from benchmark.bootstrap import bootstrap_summary
 from benchmark.cli_options import (
     UsageError,
     asks_for_help,
@@ -41,15 +40,16 @@ from benchmark.cli_options import (
     positive_int,
     report_error,
 )
-from benchmark.discrimination import MAX_PERMUTATIONS, add_to_record, discrimination_records
-from benchmark.lit_module import OrderingTask
-from benchmark.metrics import score_records, summarise
-from benchmark.prediction_records import records_from_batch
-from benchmark.predictions import write_predictions
-from benchmark.run_record import RECORD_NAME, read_run_record, write_run_record
+from benchmark.harness.lit_module import OrderingTask
+from benchmark.harness.run import build_datamodule, build_task, dataset_noise
+from benchmark.harness.trained_run import CHECKPOINT_PATH, CONFIG_PATH, RunError
+from benchmark.metrics.corpus import score_records, summarise
+from benchmark.metrics.discrimination import MAX_PERMUTATIONS, add_to_record, discrimination_records
+from benchmark.records.prediction_records import records_from_batch
+from benchmark.records.predictions import write_predictions
+from benchmark.records.run_record import RECORD_NAME, read_run_record, write_run_record
 from benchmark.score import json_safe
-from benchmark.train import build_datamodule, build_task, dataset_noise
-from benchmark.trained_run import CHECKPOINT_PATH, CONFIG_PATH, RunError
+from benchmark.stats.bootstrap import bootstrap_summary
 from data.datamodule import EVAL_SPLITS
 from data.noise import has_noise
 from models.batch import to_device

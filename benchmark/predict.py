@@ -26,7 +26,7 @@ from benchmark.cli_options import (
     positive_int,
     report_error,
 )
-from benchmark.trained_run import RunError, load_trained_run
+from benchmark.harness.trained_run import RunError, load_trained_run
 from data.sentence_split import split_sentences
 
 USAGE = "python -m benchmark.predict run=RUN_DIR input=FILE [beam=K] [split=auto|lines|text]"

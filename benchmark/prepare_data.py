@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 import sys
 
-from benchmark.config import compose_config
-from benchmark.train import build_datamodule, build_task
+from benchmark.harness.config import compose_config
+from benchmark.harness.run import build_datamodule, build_task
 
 
 def main(overrides: list[str]) -> None:

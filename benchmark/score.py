@@ -4,7 +4,7 @@ Prints the corpus metrics of DESIGN section 4 as one JSON object on stdout: the 
 a split in `metrics.json` (`tau`, `acc`, `pmr`, `head`, `tail`, `lcs`, `coherence_L`,
 `acc_pooled`, `pm_f`, `n_docs`, `n_trivial`, `trivial_policy`; for a file with
 distractors also `noise_acc` and `n_docs_order`), computed by the same
-`benchmark.metrics.summarise` as the training harness, so re-scoring a run's
+`benchmark.metrics.corpus.summarise` as the training harness, so re-scoring a run's
 `predictions.jsonl` reproduces its `metrics.json`. `--bootstrap N` adds `ci`: a
 percentile-bootstrap interval over documents for every metric (DESIGN section 5);
 `--breakdowns` adds the figures by paragraph length and by categorical meta field.
@@ -21,12 +21,12 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark.bootstrap import CI_ALPHA, bootstrap_metrics
-from benchmark.breakdowns import breakdowns
 from benchmark.cli_options import EXIT_BAD_INPUT
-from benchmark.json_values import json_safe
-from benchmark.metrics import score_records, summarise
-from benchmark.predictions import Prediction, read_predictions
+from benchmark.metrics.breakdowns import breakdowns
+from benchmark.metrics.corpus import score_records, summarise
+from benchmark.records.json_values import json_safe
+from benchmark.records.predictions import Prediction, read_predictions
+from benchmark.stats.bootstrap import CI_ALPHA, bootstrap_metrics
 
 
 def score_predictions(
@@ -39,7 +39,7 @@ def score_predictions(
     """Corpus figures of validated records.
 
     With `n_bootstrap` > 0 also `ci` and `bootstrap` (its settings); with
-    `with_breakdowns` also `breakdowns` (`benchmark.breakdowns.breakdowns`).
+    `with_breakdowns` also `breakdowns` (`benchmark.metrics.breakdowns.breakdowns`).
     """
     mappings = [record.to_json() for record in records]
     scored = score_records(mappings, include_trivial)

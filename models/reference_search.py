@@ -1,6 +1,6 @@
 """Reference beam search: one document at a time, one hypothesis at a time.
 
-The oracle for `models.beam_search` and the baseline of `python -m benchmark.bench`. It
+The oracle for `models.beam_search` and the baseline of `python -m benchmark.bench.suite`. It
 decodes the way the released code of published orderers evaluates (ATTOrderNet, Cui et
 al. 2018; the hierarchical attention network, Wang & Wan 2019): for each document alone,
 for each output step, for each hypothesis in the beam, one decoder step on that one

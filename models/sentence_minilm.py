@@ -11,7 +11,7 @@ The encoder is frozen (no gradient, always in eval mode) and reads the raw sente
 (`batch["texts"]`), not the suite's word ids. Since it is frozen, each distinct sentence is
 encoded once per process and its vector cached (`cache=True`): later epochs and the
 evaluation passes cost nothing here. With a `store` (the config gives the preset
-`benchmark.sentence_vector_store.VectorStoreFolder` of `data/cache/minilm/`), the vectors
+`benchmark.harness.sentence_vector_store.VectorStoreFolder` of `data/cache/minilm/`), the vectors
 also persist across runs: only the first run on a corpus pays for MiniLM.
 """
 
@@ -46,7 +46,7 @@ def load_minilm(device: str = "cpu") -> nn.Module:
 
 
 class VectorStore(Protocol):
-    """Sentence vectors kept on disk (`benchmark.sentence_vector_store`)."""
+    """Sentence vectors kept on disk (`benchmark.harness.sentence_vector_store`)."""
 
     def load(self) -> dict[str, Tensor]: ...  # text -> (d,)
     def add(self, vectors: dict[str, Tensor]) -> None: ...

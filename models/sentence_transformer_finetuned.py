@@ -18,7 +18,7 @@ Settings:
 - `cache_frozen` (with k set): the frozen part is a fixed function of the sentence, so
   its output token states are computed once per distinct sentence and kept (float16, in
   memory); each step then runs only the top k layers. This is the CPU setting.
-- `learning_rate` and `warmup_steps`: read by the harness (`benchmark.optimisation`):
+- `learning_rate` and `warmup_steps`: read by the harness (`benchmark.harness.optimisation`):
   this module's trainable parameters get their own learning rate, and every group's rate
   rises linearly over the first `warmup_steps` optimiser steps.
 """

@@ -13,11 +13,11 @@ import random
 import zlib
 from pathlib import Path
 
-from benchmark.bootstrap import bootstrap_summary
-from benchmark.breakdowns import breakdowns
-from benchmark.metrics import corpus_metrics
-from benchmark.predictions import write_predictions
-from benchmark.run_record import write_run_record
+from benchmark.metrics.breakdowns import breakdowns
+from benchmark.metrics.corpus import corpus_metrics
+from benchmark.records.predictions import write_predictions
+from benchmark.records.run_record import write_run_record
+from benchmark.stats.bootstrap import bootstrap_summary
 
 GENRES = ("news", "fiction", "learned")
 N_DOCS = 60

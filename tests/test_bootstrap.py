@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from benchmark.bootstrap import bootstrap_ci, bootstrap_metrics, bootstrap_summary
-from benchmark.metrics import corpus_metrics, score_documents, score_records, summarise
+from benchmark.metrics.corpus import corpus_metrics, score_documents, score_records, summarise
+from benchmark.stats.bootstrap import bootstrap_ci, bootstrap_metrics, bootstrap_summary
 
 COUNTS = {"n_docs", "n_docs_order", "n_trivial", "trivial_policy"}
 METRIC_KEYS = {"tau", "acc", "pmr", "head", "tail", "lcs", "coherence_L", "acc_pooled", "pm_f"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmark.breakdowns import (
+from benchmark.metrics.breakdowns import (
     MAX_META_VALUES,
     breakdowns,
     by_length,
@@ -13,7 +13,7 @@ from benchmark.breakdowns import (
     categorical_fields,
     length_bucket,
 )
-from benchmark.metrics import corpus_metrics
+from benchmark.metrics.corpus import corpus_metrics
 
 GENRES = ["news", "fiction", "learned"]
 

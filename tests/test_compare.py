@@ -1,4 +1,4 @@
-"""`python -m benchmark.compare` and `benchmark.paired` on fabricated run directories."""
+"""`python -m benchmark.compare` and `benchmark.stats.paired` on fabricated run directories."""
 
 from __future__ import annotations
 
@@ -14,13 +14,13 @@ import pytest
 from fixtures_runs import write_run
 from scipy.stats import wilcoxon
 
-from benchmark.bootstrap import bootstrap_ci
 from benchmark.compare import DOCUMENTS_ONLY, SEEDS_AND_DOCUMENTS, compare_runs, main
-from benchmark.metrics import score_documents, score_records
-from benchmark.paired import PairingError, align_records, paired_test
-from benchmark.predictions import write_predictions
-from benchmark.run_record import PREDICTIONS_NAME, write_run_record
+from benchmark.metrics.corpus import score_documents, score_records
+from benchmark.records.predictions import write_predictions
+from benchmark.records.run_record import PREDICTIONS_NAME, write_run_record
 from benchmark.score import score_file
+from benchmark.stats.bootstrap import bootstrap_ci
+from benchmark.stats.paired import PairingError, align_records, paired_test
 
 REPO = Path(__file__).resolve().parents[1]
 METRICS = ["tau", "acc", "pmr", "head", "tail", "lcs", "coherence_L", "acc_pooled", "pm_f"]

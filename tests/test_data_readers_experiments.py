@@ -1,13 +1,13 @@
-"""Per-dataset published settings (conf/experiment/attordernet_<dataset>.yaml): ATTOrderNet's
-training settings (attordernet_paper) and its paragraph-encoder depth per dataset (Cui et
-al. 2018)."""
+"""Per-dataset published settings (`+experiment=attordernet_paper dataset=<name>`): ATTOrderNet's
+training settings and its paragraph-encoder depth per dataset (Cui et al. 2018), from the one
+depth table of conf/experiment/attordernet_paper.yaml."""
 
 from __future__ import annotations
 
 import pytest
 from omegaconf import OmegaConf
 
-from benchmark.config import CONF_DIR, compose_config
+from benchmark.harness.config import CONF_DIR, compose_config
 
 ATTORDERNET = CONF_DIR / "model" / "attordernet.yaml"
 LAYERS_KEY = "paragraph_layers"
@@ -25,7 +25,7 @@ PUBLISHED_LAYERS = {
 @pytest.mark.parametrize("name, layers", sorted(PUBLISHED_LAYERS.items()))
 def test_attordernet_experiment(name: str, layers: int) -> None:
     assert LAYERS_KEY in OmegaConf.load(ATTORDERNET).net  # overrides a key the preset has
-    cfg = compose_config([f"+experiment=attordernet_{name}", "dataset.path=/data"])
+    cfg = compose_config(["+experiment=attordernet_paper", f"dataset={name}", "dataset.path=/data"])
     assert cfg.dataset.name == name and cfg.dataset.reader.path == "/data"
     assert cfg.model.name == "attordernet" and cfg.model.net[LAYERS_KEY] == layers
     assert cfg.model.batch_size == 16 and cfg.model.beam_size == 64  # attordernet_paper

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from fixtures_sweep import TINY_LSTM, run_train
 
-from benchmark.discrimination import FIGURES as DISC_FIGURES
-from benchmark.predictions import read_predictions
+from benchmark.metrics.discrimination import FIGURES as DISC_FIGURES
+from benchmark.records.predictions import read_predictions
 from benchmark.score import score_file
 
 

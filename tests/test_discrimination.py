@@ -1,4 +1,4 @@
-"""Order discrimination (`benchmark.discrimination`) and `python -m benchmark.evaluate`."""
+"""Order discrimination (`benchmark.metrics.discrimination`) and `python -m benchmark.evaluate`."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ import torch
 from omegaconf import OmegaConf
 from test_train_e2e import train
 
-from benchmark import discrimination
-from benchmark.config import compose_config
-from benchmark.discrimination import (
+from benchmark.evaluate import main
+from benchmark.harness.config import compose_config
+from benchmark.metrics import discrimination
+from benchmark.metrics.discrimination import (
     FIGURES,
     PermutationSampler,
     add_to_record,
@@ -22,8 +23,7 @@ from benchmark.discrimination import (
     select_rows,
     summarise_discrimination,
 )
-from benchmark.evaluate import main
-from benchmark.run_record import write_run_record
+from benchmark.records.run_record import write_run_record
 from models import presets
 from tests.model_batches import random_batch
 

@@ -1,5 +1,5 @@
 """Order discrimination against a dataset's published permutations
-(`discrimination.permutations=published`, `benchmark.published_permutations`)."""
+(`discrimination.permutations=published`, `benchmark.metrics.published_permutations`)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
-from benchmark import discrimination
-from benchmark.discrimination import (
+from benchmark.metrics import discrimination
+from benchmark.metrics.discrimination import (
     PermutationSampler,
     PublishedPermutations,
     add_to_record,
@@ -18,7 +18,7 @@ from benchmark.discrimination import (
     select_rows,
     summarise_discrimination,
 )
-from benchmark.published_permutations import published_permutations
+from benchmark.metrics.published_permutations import published_permutations
 from tests.fixtures_readers import (
     published_article,
     published_copy_order,

@@ -11,6 +11,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from data.vocab import UNK_ID
 from models.distractor_scorer import (
     DistractorScorer,
     distractor_loss,
@@ -18,7 +19,6 @@ from models.distractor_scorer import (
     shared_words,
     topic_similarities,
 )
-from data.vocab import UNK_ID
 from models.end_orders import distractor_classes
 
 FIRST_WORD_ID = UNK_ID + 1  # <pad>, <unk>, then words by descending frequency

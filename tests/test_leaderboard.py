@@ -13,17 +13,17 @@ import pytest
 from fixtures_runs import write_run
 from scipy import stats
 
-from benchmark.leaderboard import (
+from benchmark.metrics.corpus import LOWER_IS_BETTER
+from benchmark.metrics.order import ORDER_METRICS
+from benchmark.records.run_collection import RunCollectionWarning, collect_runs
+from benchmark.records.run_record import write_run_record
+from benchmark.report.leaderboard import (
     MAIN_METRICS,
     LeaderboardWarning,
     build_leaderboard,
     main,
     t_interval,
 )
-from benchmark.metrics import LOWER_IS_BETTER
-from benchmark.order_metrics import ORDER_METRICS
-from benchmark.run_collection import RunCollectionWarning, collect_runs
-from benchmark.run_record import write_run_record
 
 RESAMPLES = 2000
 

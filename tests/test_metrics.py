@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from benchmark.metrics import (
+from benchmark.metrics.corpus import (
     N_SENTENCES,
     NOISE_METRICS,
     ORDER_METRICS,
@@ -18,7 +18,7 @@ from benchmark.metrics import (
     corpus_metrics,
     document_metrics,
 )
-from benchmark.order_metrics import (
+from benchmark.metrics.order import (
     coherence_l,
     head_match,
     kendall_tau,
@@ -27,7 +27,7 @@ from benchmark.order_metrics import (
     position_accuracy,
     tail_match,
 )
-from benchmark.sentence_ids import document_problems, pred_problems
+from benchmark.metrics.sentence_ids import document_problems, pred_problems
 
 # Each case: gold, pred, expected {metric: value}, worked out by hand.
 # r = ranks = gold position of each predicted sentence.

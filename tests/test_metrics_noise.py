@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmark.metrics import (
+from benchmark.metrics.corpus import (
     NOISE_METRICS,
     ORDER_METRICS,
     NoScorableDocumentsWarning,
     corpus_metrics,
     document_metrics,
 )
-from benchmark.noise_metrics import exact_match, noise_accuracy, pm_f
+from benchmark.metrics.noise import exact_match, noise_accuracy, pm_f
 
 # Each case: gold, pred, noise, expected (pmr, pm_f, noise_acc), worked out by hand.
 # c = gold pairs kept in gold order; P = c / C(|pred|, 2); R = c / C(n, 2).

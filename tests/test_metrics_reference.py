@@ -3,8 +3,8 @@
 The brute-force versions follow DESIGN section 4 literally (pair counting, the LCS dynamic
 programme over the two sequences, the double sum of coherence_L; for noise the pm_f pair
 count with P, R and F, and noise_acc as a comparison of the predicted and true noise
-sets), independently of the O(n log n) shortcuts in `benchmark.order_metrics` and the
-set shortcut in `benchmark.noise_metrics`. The corpus figures are re-aggregated here from
+sets), independently of the O(n log n) shortcuts in `benchmark.metrics.order` and the
+set shortcut in `benchmark.metrics.noise`. The corpus figures are re-aggregated here from
 the brute-force values.
 """
 
@@ -20,9 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import kendalltau
 
-from benchmark.metrics import ORDER_METRICS, corpus_metrics, document_metrics
-from benchmark.noise_metrics import exact_match, noise_accuracy, pm_f
-from benchmark.order_metrics import (
+from benchmark.metrics.corpus import ORDER_METRICS, corpus_metrics, document_metrics
+from benchmark.metrics.noise import exact_match, noise_accuracy, pm_f
+from benchmark.metrics.order import (
     coherence_l,
     head_match,
     kendall_tau,

@@ -7,7 +7,7 @@ import sys
 import pytest
 import torch
 
-from benchmark.sentence_vector_store import SentenceVectorStore, VectorStoreFolder
+from benchmark.harness.sentence_vector_store import SentenceVectorStore, VectorStoreFolder
 from data.datamodule import OrderingDataModule
 from data.readers.synthetic import SyntheticReader
 from models import presets

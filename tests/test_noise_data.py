@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmark.config import compose_config
+from benchmark.harness.config import compose_config
 from data.collate import collate
 from data.datamodule import OrderingDataModule
 from data.noise import (

@@ -11,12 +11,12 @@ import pytest
 import torch
 from test_train_e2e import run_cli, train
 
-from benchmark.config import compose_config
-from benchmark.prediction_records import records_from_batch
-from benchmark.predictions import read_predictions
+from benchmark.harness.config import compose_config
+from benchmark.harness.config_diff import comparable_config, config_differences
+from benchmark.harness.trained_run import load_trained_run
+from benchmark.records.prediction_records import records_from_batch
+from benchmark.records.predictions import read_predictions
 from benchmark.score import score_file
-from benchmark.sweep_config_diff import comparable_config, config_differences
-from benchmark.trained_run import load_trained_run
 from models.noise_wrapper import NoiseWrapper
 from tests.model_batches import random_batch
 

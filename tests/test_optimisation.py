@@ -1,5 +1,5 @@
 """Parameter groups and the linear warm-up the harness builds from a model
-(benchmark.optimisation, OrderingTask.configure_optimizers)."""
+(benchmark.harness.optimisation, OrderingTask.configure_optimizers)."""
 
 from functools import partial
 
@@ -7,8 +7,13 @@ import pytest
 import torch
 from torch import nn
 
-from benchmark.lit_module import OrderingTask
-from benchmark.optimisation import linear_warmup, parameter_groups, warmup_factor, warmup_steps
+from benchmark.harness.lit_module import OrderingTask
+from benchmark.harness.optimisation import (
+    linear_warmup,
+    parameter_groups,
+    warmup_factor,
+    warmup_steps,
+)
 
 
 class Encoder(nn.Module):

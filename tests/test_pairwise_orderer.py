@@ -8,7 +8,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from benchmark.discrimination import PermutationSampler, score_batch
+from benchmark.metrics.discrimination import PermutationSampler, score_batch
 from models.registry import get_preset
 from models.topological_sort import topological_order, win_order
 from tests.model_batches import (

@@ -140,7 +140,7 @@ def test_several_cnn_widths_concatenate_their_maps():
 
 
 def test_paper_experiments_compose_with_the_published_settings():
-    from benchmark.config import compose_config
+    from benchmark.harness.config import compose_config
 
     gong = compose_config(["+experiment=cnn_ptrnet_paper"])
     assert gong.model.name == "cnn_ptrnet" and list(gong.model.net.filter_width) == [3, 4, 5]

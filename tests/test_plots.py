@@ -9,11 +9,11 @@ import pytest
 from fixtures_runs import write_run
 from PIL import Image
 
-from benchmark.ablations import ABLATIONS, ablation_levels, compared_levels, factor_value
-from benchmark.plot_style import PRESET_COLOURS, preset_colour
-from benchmark.plots import main, make_plots, run_breakdowns
-from benchmark.run_collection import collect_runs
-from benchmark.run_record import write_run_record
+from benchmark.records.run_collection import collect_runs
+from benchmark.records.run_record import write_run_record
+from benchmark.report.ablations import ABLATIONS, ablation_levels, compared_levels, factor_value
+from benchmark.report.plot_style import PRESET_COLOURS, preset_colour
+from benchmark.report.plots import main, make_plots, run_breakdowns
 
 HAN_BASE = {"_target_": "models.presets.han", "num_blocks": 3, "heads": 4, "dropout": 0.05}
 HAN_ABLATIONS = (  # variant -> overrides of the base settings, as an ablation sweep makes

@@ -10,9 +10,9 @@ import pytest
 from omegaconf import OmegaConf
 from test_train_e2e import train
 
+from benchmark.harness.trained_run import load_trained_run
 from benchmark.predict import main, sentences_of
-from benchmark.run_record import VOCAB_NAME
-from benchmark.trained_run import load_trained_run
+from benchmark.records.run_record import VOCAB_NAME
 from data.readers.synthetic import SyntheticReader
 from data.sentence_split import split_sentences
 

@@ -1,4 +1,4 @@
-"""results/reproduction.{md,csv} from fabricated runs (`benchmark.reproduction_report`)."""
+"""results/reproduction.{md,csv} from fabricated runs (`benchmark.report.reproduction`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.reproduction_report import PAPER, build, main
-from benchmark.run_collection import collect_runs
+from benchmark.records.run_collection import collect_runs
+from benchmark.report.reproduction import PAPER, build, main
 from tests.fixtures_runs import write_run
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmark.metrics import corpus_metrics
-from benchmark.predictions import write_predictions
+from benchmark.metrics.corpus import corpus_metrics
+from benchmark.records.predictions import write_predictions
 from benchmark.score import score_file
 
 REPO = Path(__file__).resolve().parents[1]

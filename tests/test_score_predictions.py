@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pytest
 
-from benchmark.predictions import (
+from benchmark.records.predictions import (
     Prediction,
     PredictionsError,
     read_predictions,

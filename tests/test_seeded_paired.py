@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from benchmark.multiple_testing import holm
-from benchmark.paired import PairingError
-from benchmark.seeded_paired import SeededRow, compare_seeded
+from benchmark.stats.multiple_testing import holm
+from benchmark.stats.paired import PairingError
+from benchmark.stats.seeded_paired import SeededRow, compare_seeded
 
 N_DOCS = 150
 

@@ -1,9 +1,9 @@
-"""Jobs pending for a reason that waiting will not fix (`benchmark.slurm_pending`), on
+"""Jobs pending for a reason that waiting will not fix (`benchmark.sweep.slurm_pending`), on
 `squeue --noheader -o SQUEUE_FORMAT` output captured on the one-node cluster."""
 
 from __future__ import annotations
 
-from benchmark.slurm_pending import parse_squeue, pending_warning, stuck_jobs
+from benchmark.sweep.slurm_pending import parse_squeue, pending_warning, stuck_jobs
 
 # sbatch -c 8 / -t 120 / --array=0-2 on the 2-core cluster of `make slurm-up` (MaxTime 1 h);
 # the last line: a sweep's array while the node was drained

@@ -1,4 +1,4 @@
-"""The check of a sweep's request against the partition (`benchmark.slurm_resources`) on
+"""The check of a sweep's request against the partition (`benchmark.sweep.slurm_resources`) on
 captured `sinfo` output: the one-node cluster of scripts/local_slurm.sh, and a cluster with
 CPU, GPU and unlimited partitions in the same format."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmark.slurm_resources import (
+from benchmark.sweep.slurm_resources import (
     ResourceRequest,
     check_request,
     parse_gpus,

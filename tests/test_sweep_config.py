@@ -13,9 +13,9 @@ from hydra.core.global_hydra import GlobalHydra
 from hydra.types import RunMode
 from omegaconf.errors import InterpolationResolutionError
 
-from benchmark.config import CONF_DIR
-from benchmark.sweep_jobs import job_overrides
-from benchmark.sweep_resolvers import register_resolvers
+from benchmark.harness.config import CONF_DIR
+from benchmark.harness.resolvers import register_resolvers
+from benchmark.sweep.jobs import job_overrides
 
 
 def launcher(*overrides: str) -> dict:

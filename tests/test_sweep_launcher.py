@@ -1,4 +1,4 @@
-"""How the sweep launcher (`benchmark.sweep_launcher`) ends each submitted job, with fake
+"""How the sweep launcher (`benchmark.sweep.launcher`) ends each submitted job, with fake
 submitit jobs: a job without a result never raises, its SLURM state, what to do and its logs
 go to the run's failed.json, and the summary names the run INTERRUPTED with that state."""
 
@@ -11,10 +11,10 @@ import pytest
 from hydra.core.utils import JobReturn, JobStatus
 from submitit.core.utils import FailedJobError, UncompletedJobError
 
-from benchmark.slurm_pending import pending_warning
-from benchmark.sweep_failure import write_failure
-from benchmark.sweep_launcher import BaseSweepLauncher, job_end_detail
-from benchmark.sweep_summary import FAILED, INTERRUPTED, format_summary, run_state
+from benchmark.records.failure import write_failure
+from benchmark.sweep.launcher import BaseSweepLauncher, job_end_detail
+from benchmark.sweep.slurm_pending import pending_warning
+from benchmark.sweep.summary import FAILED, INTERRUPTED, format_summary, run_state
 
 
 class FakePaths:
@@ -118,7 +118,7 @@ def test_submitits_refusal_to_requeue_again_is_the_time_limit(tmp_path: Path):
 
 
 def test_jobs_held_by_the_partition_are_named_once_while_waiting(monkeypatch, caplog, tmp_path):
-    import benchmark.sweep_launcher as launcher
+    import benchmark.sweep.launcher as launcher
 
     class Pending(FakeJob):
         polls = 0

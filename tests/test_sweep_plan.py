@@ -9,9 +9,9 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
-from benchmark.run_record import write_run_record
-from benchmark.sweep_config_diff import comparable_config, config_differences
-from benchmark.sweep_plan import RunConflictError, plan_run
+from benchmark.harness.config_diff import comparable_config, config_differences
+from benchmark.harness.run_plan import RunConflictError, plan_run
+from benchmark.records.run_record import write_run_record
 
 
 def config(**changes):

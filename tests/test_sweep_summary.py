@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmark.run_record import write_run_record
-from benchmark.sweep_failure import clear_failure, write_failure
-from benchmark.sweep_summary import (
+from benchmark.records.failure import clear_failure, write_failure
+from benchmark.records.run_record import write_run_record
+from benchmark.sweep.summary import (
     FAILED,
     FINISHED,
     INTERRUPTED,
@@ -17,7 +17,7 @@ from benchmark.sweep_summary import (
     run_state,
 )
 
-# the least a finished run's record holds (benchmark.run_collection.record_problem)
+# the least a finished run's record holds (benchmark.records.run_collection.record_problem)
 RECORD = {"config": {}, "model": "m", "dataset": "synthetic", "seed": 0,
           "split": {"test": {"tau": 0.5}}}
 

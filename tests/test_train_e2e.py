@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.discrimination import FIGURES as DISC_FIGURES
-from benchmark.predictions import read_predictions
+from benchmark.metrics.discrimination import FIGURES as DISC_FIGURES
+from benchmark.records.predictions import read_predictions
 from benchmark.score import score_file
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -73,7 +73,7 @@ class AttOrderNetSettings:
 def takes_settings(function: Callable) -> Callable:
     """Decorator: the signature of `function` lists the fields of `AttOrderNetSettings` in
     place of its `**shared`, so tools reading a preset's defaults (`inspect.signature`,
-    `benchmark.ablations`) see them."""
+    `benchmark.report.ablations`) see them."""
     signature = inspect.signature(function)
     own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
     names = {p.name for p in own}

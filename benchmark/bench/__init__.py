@@ -1,0 +1,1 @@
+"""OrderBench bench: measured speed of every preset (`python -m benchmark.bench.suite`)."""

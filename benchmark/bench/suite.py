@@ -1,0 +1,262 @@
+"""Measured throughput of the model presets: `python -m benchmark.bench.suite [key=value ...]`.
+
+For each preset at the sizes `python -m benchmark.train` uses (conf/model/*.yaml), on one
+device: training throughput on the real data path (documents and tokens per second, the
+share of time spent loading data, peak memory), decoding throughput on a sample of the
+test split at each beam width, how search time grows with paragraph length and beam width
+(its log-log growth exponent over the upper range against 2 for n and 1 for K), and the
+speed-up of the batched beam search over a one-document-at-a-time reference
+(`models.reference_search`), whose orders must be identical. Each preset runs in a fresh
+process, so its peak memory is its own.
+
+Prints the tables and writes the record (machine, load average before and after, settings,
+figures) atomically to `out`, after each preset. Exits 1 if the batched and reference
+orders differ anywhere or a preset fails (the others still run), 2 on bad arguments.
+
+keys (defaults in brackets; `quick=true` uses tiny sizes for tests and smoke checks):
+  presets         comma-separated presets [every conf/model/*.yaml]
+  dataset         conf/dataset name for training and the test sample [brown]
+  device          cpu | cuda [cuda if available]
+  precision       32 | bf16 (autocast) [32]
+  threads         PyTorch threads [the config's cpu_threads, else PyTorch's default]
+  steps, warmup   timed and untimed training steps [10, 2]
+  beams           beam widths [1,4,16,64]
+  lengths         synthetic paragraph lengths at the widest beam [5,10,20,40]
+  length          paragraph length of the beam scaling and the reference [10]
+  docs            synthetic paragraphs per timed batch [16]
+  decode_docs     test documents for decoding throughput [256]
+  reference_docs  documents per reference check [8]
+  repeats         timed calls per decoding figure, median [3]
+  out             [results/bench/<device>.json; quick: results/bench/<device>-quick.json]
+  isolate         true | false: each preset in a fresh process [true]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import traceback
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict
+from multiprocessing import get_context
+from pathlib import Path
+
+import torch
+
+from benchmark.bench.machine import load_average, machine_info
+from benchmark.bench.preset import Settings, bench_preset
+from benchmark.bench.table import reference_table, scaling_table, throughput_table
+from benchmark.bench.timing import PRECISIONS
+from benchmark.bench.tsort import tsort_table, tsort_timings
+from benchmark.cli_options import (
+    UsageError,
+    asks_for_help,
+    choice,
+    parse_key_values,
+    positive_int,
+    report_error,
+)
+from benchmark.harness.config import CONF_DIR
+from benchmark.records.atomic_io import atomic_write_text
+from models.registry import get_preset, preset_names
+
+USAGE = "python -m benchmark.bench.suite [presets=a,b] [device=cpu] [quick=true] [key=value ...]"
+FULL = {
+    "steps": "10", "warmup": "2", "beams": "1,4,16,64", "lengths": "5,10,20,40",
+    "length": "10", "docs": "16", "decode_docs": "256", "reference_docs": "8", "repeats": "3",
+}  # fmt: skip
+QUICK = {
+    "steps": "2", "warmup": "1", "beams": "1,3", "lengths": "3,4", "length": "4", "docs": "2",
+    "decode_docs": "4", "reference_docs": "2", "repeats": "1",
+}  # fmt: skip
+OTHER = {
+    "presets": None, "dataset": "brown", "device": None, "precision": "32",
+    "threads": None, "out": None, "quick": "false", "isolate": "true",
+}  # fmt: skip
+BOOLEANS = ("true", "false")
+SPEEDUP_TARGET = 20.0  # batched over reference, widest beam, `length`-sentence paragraphs
+
+
+def parse_args(argv: Sequence[str]) -> tuple[list[str], Settings, Path, bool]:
+    """`key=value` arguments -> presets, settings, output path, isolate."""
+    given = parse_key_values(argv, dict.fromkeys([*FULL, *OTHER]), (), USAGE)
+    quick = choice({"quick": given["quick"] or "false"}, "quick", BOOLEANS) == "true"
+    args = {**OTHER, **FULL, **(QUICK if quick else {})}
+    args.update({key: value for key, value in given.items() if value is not None})
+    known = sorted(path.stem for path in (CONF_DIR / "model").glob("*.yaml"))
+    presets = args["presets"].split(",") if args["presets"] else known
+    if unknown := [preset for preset in presets if preset not in known]:
+        raise UsageError(f"unknown preset(s) {unknown}; known: {', '.join(known)}")
+    device = args["device"] or ("cuda" if torch.cuda.is_available() else "cpu")
+    choice({"device": device}, "device", ("cpu", "cuda"))
+    if device == "cuda" and not torch.cuda.is_available():
+        raise UsageError("device=cuda but PyTorch sees no GPU")
+    settings = Settings(
+        dataset=args["dataset"],
+        device=device,
+        precision=choice(args, "precision", PRECISIONS),
+        threads=positive_int("threads", args["threads"]) if args["threads"] else None,
+        steps=positive_int("steps", args["steps"]),
+        warmup=_count("warmup", args["warmup"]),
+        beams=_int_list("beams", args["beams"]),
+        lengths=_int_list("lengths", args["lengths"]),
+        length=positive_int("length", args["length"]),
+        docs=positive_int("docs", args["docs"]),
+        decode_docs=positive_int("decode_docs", args["decode_docs"]),
+        reference_docs=positive_int("reference_docs", args["reference_docs"]),
+        repeats=positive_int("repeats", args["repeats"]),
+    )
+    out = Path(args["out"] or f"results/bench/{device}{'-quick' if quick else ''}.json")
+    return presets, settings, out, choice(args, "isolate", BOOLEANS) == "true"
+
+
+def _count(key: str, value: str) -> int:
+    """`value` as an integer >= 0."""
+    if not value.isdigit():
+        raise UsageError(f"{key} must be an integer >= 0, got {value!r}")
+    return int(value)
+
+
+def _int_list(key: str, value: str) -> list[int]:
+    """'1,4,16' -> [1, 4, 16], each an integer >= 1, increasing."""
+    numbers = [positive_int(key, item) for item in value.split(",")]
+    if numbers != sorted(set(numbers)):
+        raise UsageError(f"{key} must be increasing, got {value!r}")
+    return numbers
+
+
+def run_preset(preset: str, settings: Settings, isolate: bool) -> dict:
+    """`bench_preset`, in a fresh process when `isolate`; a preset that fails is recorded
+    as {"status": "failed", "error": ...} (traceback on stderr) and the others still run."""
+    try:
+        if not isolate:
+            return bench_preset(preset, settings)
+        with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
+            return pool.submit(bench_preset, preset, settings).result()
+    except Exception as error:
+        traceback.print_exc()
+        return {"status": "failed", "error": f"{type(error).__name__}: {error}"}
+
+
+def checks(record: dict) -> dict:
+    """Identical orders everywhere; the speed-up at the widest beam against the target;
+    whether search time grew no faster than n^2 and K: the fitted log-log exponent over
+    the points after the first at most 2 (length) and 1 (beam), plus the tolerance
+    (`bench_decoding.EXPONENT_TOLERANCE`)."""
+    settings, results = record["settings"], record["presets"]
+    widest = str(max(settings["beams"]))
+    compared = {name: res["reference"] for name, res in results.items() if "reference" in res}
+    mismatches = 0
+    for reference in compared.values():
+        mismatches += sum(figures["mismatches"] for figures in reference["by_beam"].values())
+        mismatches += sum(reference["test_sample"]["mismatches"].values())
+    speedups = {name: ref["by_beam"][widest]["speedup"] for name, ref in compared.items()}
+    return {
+        "mismatches": mismatches,
+        "speedup_target": SPEEDUP_TARGET,
+        f"speedup_beam{widest}_n{settings['length']}": speedups,
+        "speedup_met": {name: speedup >= SPEEDUP_TARGET for name, speedup in speedups.items()},
+        "scaling_within_bounds": {
+            name: {axis: result["scaling"][axis]["within_bound"] for axis in ("length", "beam")}
+            for name, result in results.items()
+            if "scaling" in result
+        },
+        "scaling_exponents": {
+            name: {axis: result["scaling"][axis]["exponent"] for axis in ("length", "beam")}
+            for name, result in results.items()
+            if "scaling" in result
+        },
+    }
+
+
+def report(record: dict) -> str:
+    """The tables and the checks, for the terminal."""
+    machine, settings = record["machine"], record["settings"]
+    lines = [
+        f"{machine['cpu']}, {machine['cores']} cores, torch {machine['torch']}, "
+        f"device {machine['device']}, precision {settings['precision']}; load average "
+        f"{machine['load_average_before']} before, {machine['load_average_after']} after",
+        "",
+        "Training (real data path) and decoding (test sample) throughput:",
+        throughput_table(record),
+        "",
+        f"Search time per document, synthetic paragraphs ({settings['docs']} per batch), "
+        f"by length at beam {max(settings['beams'])} and by beam at n = {settings['length']}; "
+        "in brackets the local growth exponent log(t2/t1)/log(x2/x1) from the previous "
+        "point; the exponent column is the least-squares log-log slope over the points "
+        "after the first, checked against 2 (n) and 1 (K) plus the tolerance:",
+        scaling_table(record),
+        "",
+        f"Batched search vs the one-document reference (n = {settings['length']}):",
+        reference_table(record),
+    ]
+    lines += [
+        f"{result['status']} {name}: {result.get('reason') or result.get('error')}"
+        for name, result in record["presets"].items()
+        if result["status"] != "ok"
+    ]
+    if "topological_sort" in record:
+        lines += [
+            "",
+            "Pairwise decoders against n, ms per document (benchmark.bench.tsort):",
+            tsort_table(record["topological_sort"]),
+        ]
+    lines.append("checks: " + json.dumps(record["checks"]))
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if asks_for_help(argv, USAGE, __doc__):
+        return 0
+    try:
+        presets, settings, out, isolate = parse_args(argv)
+    except UsageError as error:
+        return report_error("benchmark.bench.suite", error)
+    if settings.threads:
+        torch.set_num_threads(settings.threads)
+    device = torch.device(settings.device)
+    record = {
+        "machine": {**machine_info(device), "load_average_before": load_average()},
+        "settings": {**asdict(settings), "presets": presets, "isolate": isolate},
+        "presets": {},
+    }
+    started = time.perf_counter()
+    for preset in presets:
+        print(f"bench: {preset} ...", file=sys.stderr, flush=True)
+        record["presets"][preset] = run_preset(preset, settings, isolate)
+        record["machine"]["load_average_after"] = load_average()
+        record["seconds"] = round(time.perf_counter() - started, 1)
+        record["complete"] = len(record["presets"]) == len(presets)
+        record["checks"] = checks(record)
+        atomic_write_text(out, json.dumps(record, indent=2) + "\n")  # kept if a later one dies
+    if any(not get_preset(preset).pointer for preset in presets if preset in preset_names()):
+        record["topological_sort"] = tsort_timings(repeats=settings.repeats)  # pairwise decoders
+        atomic_write_text(out, json.dumps(record, indent=2) + "\n")
+    print(report(record))
+    print(f"written: {out}", file=sys.stderr)
+    return _status(record)
+
+
+def _status(record: dict) -> int:
+    """1 (with the reasons on stderr) if orders differed or a preset failed, else 0."""
+    problems = [
+        f"{name} failed ({result['error']})"
+        for name, result in record["presets"].items()
+        if result["status"] == "failed"
+    ]
+    if record["checks"]["mismatches"]:
+        problems.insert(
+            0,
+            f"{record['checks']['mismatches']} documents decoded differently by the batched "
+            "and the reference search (see the tables)",
+        )
+    for problem in problems:
+        print(f"benchmark.bench.suite: error: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,214 @@
+"""The run configuration, checked before any data is read or any epoch is trained.
+
+- types and ranges of the settings a run depends on (`SETTINGS`): epochs, beams, seeds,
+  batch sizes ... A value given on the command line arrives as whatever YAML makes of it
+  (`seed=abc` is the string "abc"), so each is checked here rather than failing as a
+  traceback somewhere in training, or after it;
+- keys added with `+` (or `++`) that nothing reads: a `+key=value` of a node that is not
+  in the composed config without it (`+model.optimzer.lr=0.1`), or an argument that the
+  node's `_target_` does not take;
+- `check_scorable_splits`: once the data is loaded, a valid or test split where no document
+  can be scored (all of one sentence, left out by the trivial policy) would give NaN
+  figures and select an arbitrary checkpoint.
+
+Every problem is one line naming the key (or dataset and split); `ConfigError` holds them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import math
+from collections.abc import Sequence
+
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.utils import get_object
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from benchmark.harness.config import CONF_DIR
+from data.noise import noise_setting
+
+_ABSENT = object()
+# key: (kind, lower bound, null allowed); kinds: int, number, bool
+SETTINGS = {
+    "seed": ("int", 0, False),
+    "protocol_seed": ("int", 0, False),
+    "trainer.max_epochs": ("int", 1, False),  # budgets are in epochs (DESIGN section 5)
+    "trainer.min_epochs": ("int", 0, True),
+    "trainer.log_every_n_steps": ("int", 1, True),
+    "trainer.gradient_clip_val": ("number", 0, True),
+    "model.beam_size": ("int", 1, False),
+    "model.val_beam_size": ("int", 1, False),
+    "model.batch_size": ("int", 1, False),
+    "model.embedding_dim": ("int", 1, True),
+    "dataset.datamodule.batch_size": ("int", 1, False),
+    "dataset.datamodule.eval_batch_size": ("int", 1, False),
+    "bootstrap_resamples": ("int", 1, False),
+    "cpu_threads": ("int", 1, True),
+    "early_stopping.patience": ("int", 0, True),
+    "model.optimizer.lr": ("number", 0, False),  # inf is let through: the NaN guard stops it
+    "include_trivial": ("bool", None, False),
+    "evaluate_discrimination": ("bool", None, False),
+    "rerun": ("bool", None, False),
+}
+# keys that code reads with `.get` and a config may lack (a `+` override may add them)
+OPTIONAL_KEYS = frozenset({
+    "cpu_threads", "rerun", "dataset.noise", "model.embeddings", "model.embedding_dim",
+    "model.optimizer", "model.scheduler",
+})
+_OPTIMIZER_KEYS = frozenset({"model.optimizer.lr"})
+_HYDRA_ARGS = frozenset({"_target_", "_partial_", "_args_", "_recursive_", "_convert_"})
+
+
+class ConfigError(ValueError):
+    """A setting that cannot work; one line per problem, each naming its key."""
+
+
+def _value_problem(key: str, value, kind: str, low, nullable: bool) -> str | None:
+    if value is None:
+        return None if nullable else f"{key}: must be set, got null"
+    expected = {"int": "an integer", "number": "a number", "bool": "true or false"}[kind]
+    if kind == "bool":
+        ok = isinstance(value, bool)
+    elif kind == "int":
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and not (
+            isinstance(value, float) and math.isnan(value))
+    if ok and low is not None and value < low:
+        ok = False
+    if ok:
+        return None
+    bound = f" >= {low}" if low is not None else ""
+    return f"{key}: expected {expected}{bound}, got {value!r}"
+
+
+def _select(cfg: DictConfig, key: str):
+    return OmegaConf.select(cfg, key, default=_ABSENT, throw_on_missing=False)
+
+
+def _interpolated(cfg: DictConfig, key: str) -> bool:
+    """Whether `key` takes its value from another key (checked there, not twice)."""
+    parent, _, leaf = key.rpartition(".")
+    node = _select(cfg, parent) if parent else cfg
+    return isinstance(node, DictConfig) and OmegaConf.is_interpolation(node, leaf)
+
+
+def value_problems(cfg: DictConfig) -> list[str]:
+    """One line per setting of SETTINGS (and `dataset.noise`) with a bad type or range."""
+    problems = []
+    for key, (kind, low, nullable) in SETTINGS.items():
+        try:
+            value = _select(cfg, key)
+        except OmegaConfBaseException as error:
+            problems.append(f"{key}: {str(error).splitlines()[0]}")
+            continue
+        if value is _ABSENT or _interpolated(cfg, key):
+            continue  # checked where it comes from
+        if key in _OPTIMIZER_KEYS and _select(cfg, "model.optimizer._target_") in (_ABSENT, None):
+            continue  # an optimizer setting without an optimizer: nothing trains
+        problem = _value_problem(key, value, kind, low, nullable)
+        if problem:
+            problems.append(problem)
+    noise = _select(cfg, "dataset.noise")
+    if noise is not _ABSENT:
+        try:
+            noise_setting(noise)
+        except ValueError as error:
+            problems.append(str(error))
+    return problems
+
+
+def _accepts(target: str, name: str) -> bool:
+    """Whether the callable `target` takes an argument `name` (or any, with **kwargs)."""
+    if name in _HYDRA_ARGS:
+        return True
+    try:
+        parameters = inspect.signature(get_object(target)).parameters
+    except (ValueError, TypeError, ImportError, AttributeError):
+        return True  # nothing to check against
+    return name in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+    )
+
+
+def _unread_prefix(cfg: DictConfig, defaults: DictConfig, key: str) -> str | None:
+    """The part of an added `key` that nothing reads, with why; None when it is read."""
+    parts = key.split(".")
+    node = cfg
+    for i, part in enumerate(parts):
+        prefix = ".".join(parts[: i + 1])
+        target = node.get("_target_") if isinstance(node, DictConfig) else None
+        if isinstance(target, str):
+            if _accepts(target, part):
+                return None  # handed to the target, which takes it
+            return f"{prefix}: {target} takes no argument {part!r}"
+        if prefix in OPTIONAL_KEYS:
+            return None
+        if _select(defaults, prefix) is _ABSENT:
+            siblings = list(node.keys()) if isinstance(node, DictConfig) else []
+            close = difflib.get_close_matches(part, [s for s in siblings if s != part], n=1)
+            hint = f" (did you mean {'.'.join([*parts[:i], close[0]])}?)" if close else ""
+            return f"{prefix}: unknown key, nothing reads it{hint}"
+        node = node.get(part) if isinstance(node, DictConfig) else None
+    return None
+
+
+def _is_group(key: str) -> bool:
+    return (CONF_DIR / key.replace(".", "/")).is_dir()
+
+
+def added_keys(overrides: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(the keys added by `+`/`++` value overrides, the other overrides)."""
+    added, kept = [], []
+    for text, override in zip(
+        overrides, OverridesParser.create().parse_overrides(list(overrides)), strict=True
+    ):
+        key = override.key_or_group
+        if (override.is_add() or override.is_force_add()) and not key.startswith("hydra") \
+                and not _is_group(key):
+            added.append(key)
+        else:
+            kept.append(text)
+    return added, kept
+
+
+def key_problems(cfg: DictConfig, overrides: Sequence[str], compose) -> list[str]:
+    """One line per key added by an override that nothing reads. `compose(overrides)`
+    gives the config of a list of overrides (it is called once, without the added keys)."""
+    added, kept = added_keys(overrides)
+    if not added:
+        return []
+    defaults = compose(kept)
+    problems = []
+    for key in added:
+        problem = _unread_prefix(cfg, defaults, key)
+        if problem:
+            problems.append(f"{problem} (override +{key})")
+    return problems
+
+
+def check_config(cfg: DictConfig, overrides: Sequence[str] = (), compose=None) -> None:
+    """ConfigError listing every problem of `cfg` (its command-line `overrides` too, when
+    `compose` is given), before anything is trained."""
+    problems = value_problems(cfg)
+    if compose is not None:
+        problems += key_problems(cfg, overrides, compose)
+    if problems:
+        raise ConfigError("\n".join(problems))
+
+
+def check_scorable_splits(dataset: str, documents: dict, include_trivial: bool,
+                          noisy: bool) -> None:
+    """ConfigError when a valid or test split has no document its figures can count: all
+    of one sentence, left out by the trivial policy (`include_trivial=false`)."""
+    if include_trivial or noisy:
+        return
+    for split in ("valid", "test"):
+        docs = documents.get(split) or []
+        if docs and all(len(doc) < 2 for doc in docs):
+            raise ConfigError(
+                f"dataset {dataset!r}, split {split!r}: all {len(docs)} documents have one "
+                "sentence, so no figure can be computed (include_trivial=true counts them)"
+            )

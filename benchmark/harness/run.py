@@ -1,0 +1,225 @@
+"""Building and running one job: the DataModule, the LightningModule, the Trainer
+(model selection on valid, resumable, atomic checkpoints, NaN/inf guard), then training,
+validation, one test pass, order discrimination and the run record (DESIGN sections 3 and 5).
+The entry point is `benchmark.train` (Hydra); the bench, datacard, evaluate and
+prepare-data tools build their parts from here.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import pytorch_lightning as pl
+import torch
+from hydra.utils import instantiate
+from omegaconf import DictConfig, OmegaConf
+from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint, Timer
+
+from benchmark.harness.checkpoint_io import (
+    AtomicCheckpointIO,
+    checkpoint_callbacks,
+)
+from benchmark.harness.config_check import check_scorable_splits
+from benchmark.harness.finite_guard import FiniteGuard
+from benchmark.harness.lit_module import OrderingTask
+from benchmark.harness.loggers import build_loggers
+from benchmark.harness.net_factory import build_net, dataset_noise, noise_options
+from benchmark.harness.run_environment import run_environment
+from benchmark.harness.run_plan import (
+    CHECKPOINT_DIR,
+    ResumeInfo,
+    RunPlan,
+)
+from benchmark.harness.training_progress import training_progress
+from benchmark.metrics.breakdowns import breakdowns
+from benchmark.metrics.corpus import HEADLINE_ACCURACY
+from benchmark.metrics.discrimination import add_to_record, discrimination_records
+from benchmark.metrics.published_permutations import published_permutations
+from benchmark.records.atomic_io import atomic_write_text
+from benchmark.records.prediction_records import gather_records, with_meta
+from benchmark.records.predictions import write_predictions
+from benchmark.records.run_record import (
+    PREDICTIONS_NAME,
+    VOCAB_NAME,
+    git_commit,
+    write_run_record,
+)
+from benchmark.stats.bootstrap import CI_ALPHA, bootstrap_summary
+from data.noise import has_noise, noise_label
+
+log = logging.getLogger(__name__)
+
+
+def build_datamodule(cfg: DictConfig) -> pl.LightningDataModule:
+    """The dataset's DataModule, with the model's word vectors, the protocol seeds and
+    the noise setting."""
+    return instantiate(
+        cfg.dataset.datamodule,
+        reader=instantiate(cfg.dataset.reader),
+        seed=cfg.seed,
+        protocol_seed=cfg.protocol_seed,
+        embeddings=cfg.model.get("embeddings"),
+        embedding_dim=cfg.model.get("embedding_dim", 50),
+        noise=dataset_noise(cfg),
+    )
+
+
+def build_task(cfg: DictConfig, datamodule) -> OrderingTask:
+    """The model preset wrapped in the LightningModule."""
+    net = build_net(cfg, len(datamodule.vocab), datamodule.pretrained_embeddings)
+    optimizer = cfg.model.get("optimizer")
+    scheduler = cfg.model.get("scheduler")  # optional, stepped per epoch (lit_module)
+    return OrderingTask(
+        net,
+        optimizer=instantiate(optimizer) if optimizer is not None else None,
+        scheduler=instantiate(scheduler) if scheduler is not None else None,
+        val_beam_size=cfg.model.val_beam_size,
+        test_beam_size=cfg.model.beam_size,
+        include_trivial=cfg.include_trivial,
+        noisy=has_noise(dataset_noise(cfg)),
+    )
+
+
+def build_trainer(
+    cfg: DictConfig, run_dir: Path, plan: RunPlan
+) -> tuple[pl.Trainer, ModelCheckpoint, Timer]:
+    """The Trainer with model selection on valid (checkpoint + early stopping), resumable:
+    `last.ckpt` after every epoch (saved atomically), the training time carried across
+    resumes (the `Timer` also enforces `trainer.max_time`), the NaN/inf guard and the W&B
+    run id of `plan`."""
+    monitor = cfg.early_stopping.monitor
+    checkpoint, last = checkpoint_callbacks(run_dir / CHECKPOINT_DIR, monitor)
+    timer = Timer(duration=cfg.trainer.get("max_time"))
+    callbacks = [checkpoint, last, timer, ResumeInfo(run_dir, plan), FiniteGuard(monitor)]
+    if cfg.early_stopping.patience:
+        callbacks.append(
+            EarlyStopping(
+                monitor=cfg.early_stopping.monitor, mode="max", patience=cfg.early_stopping.patience
+            )
+        )
+    loggers = build_loggers(cfg.logger, plan)
+    trainer = instantiate(
+        cfg.trainer,
+        max_time=None,  # enforced by the Timer above
+        use_distributed_sampler=False,  # the DataModule shards its batches (data/sampler.py)
+        callbacks=callbacks,
+        plugins=[AtomicCheckpointIO()],  # checkpoints renamed into place in their folder
+        logger=loggers or False,
+        default_root_dir=run_dir,
+    )
+    return trainer, checkpoint, timer
+
+
+def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
+    """Train (unless the model has nothing to learn; from `plan.ckpt_path` when resuming),
+    select on valid, test once."""
+    if cfg.cpu_threads:
+        torch.set_num_threads(cfg.cpu_threads)
+    pl.seed_everything(cfg.seed, workers=True)
+    datamodule = build_datamodule(cfg)
+    datamodule.prepare_data()
+    datamodule.setup("fit")
+    check_scorable_splits(
+        cfg.dataset.name, datamodule.documents, cfg.include_trivial, has_noise(dataset_noise(cfg))
+    )
+    atomic_write_text(run_dir / VOCAB_NAME, datamodule.vocab.to_json())  # same on every rank
+    task = build_task(cfg, datamodule)
+    trainer, checkpoint, timer = build_trainer(cfg, run_dir, plan)
+
+    trainable = getattr(task.net, "trainable", True)
+    if trainable:
+        if plan.ckpt_path is not None:
+            log.info("resuming from %s", plan.ckpt_path)
+        trainer.fit(task, datamodule=datamodule, ckpt_path=plan.ckpt_path)
+    train_seconds = timer.time_elapsed("train")  # includes the sessions before a resume
+    progress = training_progress(trainer, checkpoint.best_model_path, trainable)
+    ckpt_path = "best" if trainable and checkpoint.best_model_path else None
+    trainer.validate(task, datamodule=datamodule, ckpt_path=ckpt_path, verbose=False)
+    trainer.test(task, datamodule=datamodule, ckpt_path=ckpt_path, verbose=False)
+    noise = dataset_noise(cfg)
+    discriminate = cfg.evaluate_discrimination and not has_noise(noise)
+    if cfg.evaluate_discrimination and not discriminate:
+        log.info("order discrimination skipped: it is not defined with distractors")
+    published = published_permutations(cfg) if discriminate else None  # None: our own
+    disc_records = (  # order discrimination with the tested model; each process its share
+        gather_records(discrimination_records(
+            task.net, datamodule, "test", device=trainer.strategy.root_device,
+            published=published,
+        ))
+        if discriminate
+        else None
+    )
+
+    if not trainer.is_global_zero:
+        return {}
+    split_records = {  # with each document's meta, for the breakdowns
+        split: with_meta(records, datamodule.documents[split])
+        for split, records in task.split_records.items()
+    }
+    write_predictions(run_dir / PREDICTIONS_NAME, split_records["test"])
+    record = {
+        "model": cfg.model.name,
+        "dataset": noise_label(cfg.dataset.name, noise),
+        "variant": cfg.variant,
+        "seed": cfg.seed,
+        "split": task.split_metrics,
+        "ci": {
+            split: bootstrap_summary(
+                records, include_trivial=cfg.include_trivial,
+                n_resamples=cfg.bootstrap_resamples, seed=cfg.protocol_seed,
+            )
+            for split, records in split_records.items()
+        },
+        "breakdowns": {
+            split: breakdowns(records, include_trivial=cfg.include_trivial)
+            for split, records in split_records.items()
+        },
+        "n_params": sum(p.numel() for p in task.net.parameters()),
+        "train_seconds": round(train_seconds, 2),
+        **progress,  # epochs, best_epoch, steps, stopped_by (benchmark.harness.training_progress)
+        "environment": run_environment(
+            trainer.strategy.root_device, cfg.trainer.get("deterministic")
+        ),
+        "best_checkpoint": checkpoint.best_model_path or None,
+        "n_docs": task.split_metrics["test"]["n_docs"],
+        "n_trivial": task.split_metrics["test"]["n_trivial"],
+        "data": datamodule.stats(),
+        "protocol": {
+            "protocol_seed": cfg.protocol_seed,
+            "trivial_policy": task.split_metrics["test"]["trivial_policy"],
+            "accuracy": HEADLINE_ACCURACY,  # the leaderboard's accuracy; acc_pooled beside it
+            "ci": {
+                "method": "percentile bootstrap over documents",
+                "n_resamples": cfg.bootstrap_resamples,
+                "alpha": CI_ALPHA,
+                "seed": cfg.protocol_seed,
+            },
+            "val_beam_size": cfg.model.val_beam_size,
+            "test_beam_size": cfg.model.beam_size,
+            "selection": f"{cfg.early_stopping.monitor} (valid only)",
+        },
+        "config": OmegaConf.to_container(cfg, resolve=True),
+        "git_commit": git_commit(),
+        "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    if has_noise(noise):
+        record["protocol"]["noise"] = {
+            "setting": noise,
+            "distractors": "a sentence of another document of the same split, id -1",
+            "draws": "valid/test: sha256(noise, dataset, split, document id, protocol_seed)",
+            "end": "GO slot encoded with the sentences (Wang and Wan 2019, released code)",
+            "options": noise_options(cfg),
+        }
+        if cfg.evaluate_discrimination:
+            record["protocol"]["discrimination"] = {
+                "skipped": "noise: order discrimination scores complete gold orders"
+            }
+    if disc_records is not None:
+        add_to_record(
+            record, "test", disc_records, cfg.bootstrap_resamples, cfg.protocol_seed,
+            published=published,
+        )
+    write_run_record(run_dir, record)
+    return record

@@ -1,0 +1,52 @@
+"""A run directory that cannot be written, met before Hydra starts.
+
+Hydra writes `.hydra/` and the job's log file into the run directory before the run's
+code starts, so a read-only runs directory ended in a traceback from Hydra's logging
+setup, even for a finished run that only had to be skipped. `read_only_arguments` looks
+at the run directory of a single run first: when it exists but cannot be written, Hydra
+is told to write nothing there (no `.hydra/`, log to the console), so the run can still
+be skipped, reading only, and a run that would have to train gets one line
+(`benchmark.harness.run_lock.ReadOnlyRunError`); when it does not exist and cannot be made, the
+launch ends here with one line.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from omegaconf import OmegaConf
+
+from benchmark.harness.config import compose_config
+
+READ_ONLY_HYDRA = ("hydra.output_subdir=null", "hydra/job_logging=stdout")
+
+
+class UnwritableRunsError(PermissionError):
+    """The run directory does not exist and its parent cannot take it."""
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK)
+
+
+def read_only_arguments(overrides: list[str]) -> list[str]:
+    """`overrides` of a single-run launch, plus READ_ONLY_HYDRA when its run directory
+    exists but cannot be written; UnwritableRunsError when it cannot be created. Flags
+    (`-m`, `--cfg` ...) and configs that do not compose are left to Hydra."""
+    if any(arg.startswith("-") for arg in overrides):
+        return overrides
+    try:
+        cfg = compose_config(list(overrides), return_hydra_config=True)
+        run_dir = Path(OmegaConf.select(cfg, "hydra.run.dir"))
+    except Exception:  # Hydra itself reports a config it cannot compose
+        return overrides
+    if run_dir.is_dir():
+        return overrides if _writable(run_dir) else [*overrides, *READ_ONLY_HYDRA]
+    existing = next(parent for parent in run_dir.parents if parent.exists())
+    if not _writable(existing):
+        raise UnwritableRunsError(
+            f"{run_dir}: cannot create the run directory ({existing} is read-only); "
+            "choose another paths.runs"
+        )
+    return overrides

@@ -1,0 +1,1 @@
+"""OrderBench metrics: per-document order and noise metrics, breakdowns, order discrimination."""

@@ -1,0 +1,1 @@
+"""OrderBench records: run records, prediction files, run collections and atomic writes."""

@@ -1,0 +1,65 @@
+"""`failed.json`: what a run that did not finish leaves in its run directory for the sweep
+summary.
+
+Written atomically by the launch that failed (the error, the end of its traceback and the
+log files to read), or by the sweep launcher for a SLURM job that ended without a result
+(`write_job_end`: cancelled, out of memory, timed out, preempted, node failure; with
+`slurm_state`); removed when a later launch of the run finishes or finds it finished.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+import traceback
+from pathlib import Path
+
+from benchmark.records.atomic_io import atomic_write_text
+
+FAILURE_NAME = "failed.json"
+_TRACEBACK_LINES = 30
+
+
+def _write(run_dir: Path, failure: dict, logs: list[Path]) -> Path:
+    failure = {
+        **failure,
+        "logs": [str(path) for path in logs],
+        "host": socket.gethostname(),
+        "failed_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    path = Path(run_dir) / FAILURE_NAME
+    atomic_write_text(path, json.dumps(failure, indent=2) + "\n")
+    return path
+
+
+def write_failure(run_dir: Path, error: BaseException, logs: list[Path]) -> Path:
+    """Record `error` in `run_dir/failed.json`; `logs` are the files with the full story."""
+    lines = traceback.format_exception(type(error), error, error.__traceback__)
+    return _write(run_dir, {
+        "error": f"{type(error).__name__}: {error}",
+        "traceback": "".join(lines).splitlines()[-_TRACEBACK_LINES:],
+    }, logs)
+
+
+def write_job_end(run_dir: Path, job_id: str, state: str, detail: str, logs: list[Path]) -> Path:
+    """Record that SLURM job `job_id` of the run ended in `state` (e.g. `CANCELLED by 0`,
+    `OUT_OF_MEMORY`, `TIMEOUT`) without a result; `detail` says what to do about it."""
+    return _write(run_dir, {
+        "error": f"SLURM job {job_id} ended {state}: {detail}",
+        "slurm_state": state.split()[0] if state.strip() else "UNKNOWN",
+        "slurm_job": job_id,
+    }, logs)
+
+
+def read_failure(run_dir: Path) -> dict | None:
+    """The failure recorded in `run_dir`, or None."""
+    path = Path(run_dir) / FAILURE_NAME
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def clear_failure(run_dir: Path) -> None:
+    """Forget an earlier failure of a run that has now finished."""
+    path = Path(run_dir) / FAILURE_NAME
+    if path.exists():  # a read-only folder refuses even the unlink of a missing file
+        path.unlink()

@@ -1,0 +1,165 @@
+"""Find the finished runs under a runs directory and group them by configuration.
+
+A finished run is a directory with a readable `metrics.json` (DESIGN section 3). A
+directory with Hydra's `.hydra/` or a `checkpoints/` folder but no `metrics.json` is an
+unfinished (running or crashed) run: it is left out with a `RunCollectionWarning` naming
+it, as is a `metrics.json` that is not valid JSON or lacks the keys the leaderboard needs,
+and a second record of the same (dataset, model, variant, seed).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from numbers import Real
+from pathlib import Path
+
+from benchmark.metrics.corpus import TRIVIAL_COUNTED_PERFECT
+from benchmark.metrics.discrimination import COUNTS as DISCRIMINATION_COUNTS
+from benchmark.metrics.order import ORDER_METRICS
+from benchmark.records.run_record import RECORD_NAME, read_run_record
+
+DEFAULT_VARIANT = "base"  # `variant` of conf/config.yaml: the run of a preset's own settings
+RUN_MARKERS = (".hydra", "checkpoints")  # what a run directory holds before it finishes
+REQUIRED_KEYS = ("model", "dataset", "seed", "split")
+TEST = "test"
+
+
+class RunCollectionWarning(UserWarning):
+    """A run directory or record was left out (unfinished, malformed or duplicated)."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One finished run: its directory and its run record."""
+
+    path: Path
+    record: dict
+
+    @property
+    def dataset(self) -> str:
+        return str(self.record["dataset"])
+
+    @property
+    def preset(self) -> str:
+        return str(self.record["model"])
+
+    @property
+    def variant(self) -> str:
+        return str(self.record.get("variant") or DEFAULT_VARIANT)
+
+    @property
+    def seed(self) -> int:
+        return int(self.record["seed"])
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """The leaderboard row the run belongs to: (dataset, preset, variant)."""
+        return self.dataset, self.preset, self.variant
+
+    @property
+    def test(self) -> dict:
+        """The test-split figures of the record."""
+        return self.record["split"][TEST]
+
+    @property
+    def include_trivial(self) -> bool:
+        """Whether the run counted one-sentence documents as perfect."""
+        return self.test.get("trivial_policy") == TRIVIAL_COUNTED_PERFECT
+
+    @cached_property
+    def metrics(self) -> dict[str, float]:
+        """The numeric test metrics (counts such as `n_docs` or `disc_ties` left out)."""
+        return {
+            key: float(value)
+            for key, value in self.test.items()
+            if isinstance(value, Real)
+            and not isinstance(value, bool)
+            and not key.startswith("n_")
+            and key not in DISCRIMINATION_COUNTS
+        }
+
+    def config_value(self, dotted: str):
+        """The resolved config value at `dotted` (e.g. `model.net.heads`), or None."""
+        value = self.record.get("config") or {}
+        for part in dotted.split("."):
+            if not isinstance(value, dict) or part not in value:
+                return None
+            value = value[part]
+        return value
+
+
+def metric_order(runs: Iterable[Run]) -> list[str]:
+    """Every metric of the runs: the order metrics first, then the others as first seen."""
+    seen = dict.fromkeys(key for run in runs for key in run.metrics)
+    first = [key for key in ORDER_METRICS if key in seen]
+    return first + [key for key in seen if key not in ORDER_METRICS]
+
+
+def record_problem(record: object) -> str | None:
+    """Why a decoded run record cannot be used, or None."""
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    if missing := [key for key in REQUIRED_KEYS if key not in record]:
+        return "missing key " + ", ".join(repr(key) for key in missing)
+    split = record["split"]
+    if not isinstance(split, dict) or not isinstance(split.get(TEST), dict):
+        return f"no '{TEST}' figures under 'split'"
+    if not isinstance(record["seed"], int) or isinstance(record["seed"], bool):
+        return f"'seed' must be an integer, got {record['seed']!r}"
+    tau = split[TEST].get("tau")
+    if not isinstance(tau, Real) or isinstance(tau, bool) or math.isnan(tau):
+        return "no test 'tau'"
+    return None
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, RunCollectionWarning, stacklevel=3)
+
+
+def collect_runs(root: str | Path) -> list[Run]:
+    """Every finished run under `root`, sorted by path; warns about what it leaves out.
+
+    Raises FileNotFoundError when `root` is not a directory.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root}: no such runs directory")
+    runs: dict[tuple, Run] = {}
+    for directory, subdirs, files in os.walk(root):
+        path = Path(directory)
+        is_run = RECORD_NAME in files or any(marker in subdirs for marker in RUN_MARKERS)
+        subdirs[:] = [] if is_run else sorted(d for d in subdirs if not d.startswith("."))
+        if not is_run:
+            continue
+        if RECORD_NAME not in files:
+            _warn(f"{path}: unfinished run (no {RECORD_NAME}), left out")
+            continue
+        try:
+            record = read_run_record(path)
+        except (ValueError, OSError) as error:
+            _warn(f"{error}; left out")
+            continue
+        if problem := record_problem(record):
+            _warn(f"{path / RECORD_NAME}: malformed run record: {problem}; left out")
+            continue
+        run = Run(path, record)
+        seeded = (*run.key, run.seed)
+        if seeded in runs:
+            name = "/".join(map(str, seeded))
+            _warn(f"{path}: a second run of {name} (first: {runs[seeded].path}), left out")
+            continue
+        runs[seeded] = run
+    return sorted(runs.values(), key=lambda run: str(run.path))
+
+
+def group_runs(runs: Iterable[Run]) -> dict[tuple[str, str, str], list[Run]]:
+    """Runs by leaderboard row (dataset, preset, variant), rows and seeds sorted."""
+    groups: dict[tuple[str, str, str], list[Run]] = {}
+    for run in runs:
+        groups.setdefault(run.key, []).append(run)
+    return {key: sorted(groups[key], key=lambda run: run.seed) for key in sorted(groups)}

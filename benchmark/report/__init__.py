@@ -1,0 +1,1 @@
+"""OrderBench report: leaderboard, plots, ablation studies and W&B export of finished runs."""

@@ -1,0 +1,356 @@
+"""Turn run records into the leaderboard: `python -m benchmark.report.leaderboard [--runs runs]
+[--out results] [--wandb]`.
+
+Reads every finished run under the runs directory (`benchmark.records.run_collection`: unfinished
+runs and malformed records are left out with a warning naming them) and writes
+`leaderboard.csv` and `leaderboard.md` into the output directory, atomically. One row per
+dataset x preset x variant, with the test figures of its seeds (DESIGN section 3):
+
+- `n_seeds`, `seeds`, `n_docs` (test documents scored);
+- `<metric>_mean`, `<metric>_std` for every metric: mean and sample standard deviation
+  over seeds (std is empty for one seed);
+- for the main metrics (`MAIN_METRICS`) two 95% intervals that answer different
+  questions: `<metric>_ci_seeds_low/high`, the Student-t interval of the seed mean
+  (how much the figure moves with training randomness; empty for one seed), and
+  `<metric>_ci_docs_low/high`, the runs' percentile-bootstrap intervals over test
+  documents (the `ci` of each run record) averaged over seeds (how much it moves with
+  the choice of documents);
+- `n_params`, `train_minutes` (mean over seeds); `epochs`, `best_epoch` (the epoch
+  selected on valid), `steps` (means over seeds), `stopped_by` and `threads` (each value
+  with its count over seeds, e.g. "early_stopping×2,max_epochs×1"; `unrecorded` for
+  records that predate the field);
+- `complete`: the row has as many seeds as the dataset's fullest row (and at least two).
+  Rows with fewer seeds are ranked and compared with nothing (shown apart);
+- `rank` of the complete rows by mean test tau (1 = highest), and the paired comparison
+  of each complete row (`benchmark.stats.seeded_paired`, seeds and documents both counted):
+  `reference` is the dataset's reference row, fixed without test figures (`--reference`,
+  else the complete base row with the best mean VALID tau; `reference_rule` says which);
+  a base row is compared with the reference, an ablation row with its own preset's base
+  row (`compared_with`). `tau_diff` (this row - compared row), `tau_ci_low/high` (95%),
+  `tau_p` (two-sided), `tau_p_holm` (Holm-adjusted over every comparison of the dataset,
+  `benchmark.stats.multiple_testing`) and `verdict`: better | worse (p_holm < 0.05) |
+  no_difference | reference; empty where no comparison was made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import warnings
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from benchmark.cli_options import EXIT_BAD_INPUT
+from benchmark.metrics.corpus import HEADLINE_ACCURACY
+from benchmark.records.atomic_io import atomic_write_text
+from benchmark.records.run_collection import (
+    DEFAULT_VARIANT,
+    Run,
+    collect_runs,
+    group_runs,
+    metric_order,
+)
+from benchmark.report.leaderboard_markdown import to_markdown
+from benchmark.report.wandb_export import log_leaderboard
+from benchmark.stats.bootstrap import CI_ALPHA
+from benchmark.stats.multiple_testing import holm
+from benchmark.stats.seeded_paired import SeededRow, compare_seeded, load_row
+
+MAIN_METRICS = ("tau", "pmr", HEADLINE_ACCURACY)
+RANK_METRIC = "tau"
+CSV_NAME = "leaderboard.csv"
+MARKDOWN_NAME = "leaderboard.md"
+PAIRED_RESAMPLES = 10_000
+COUNTS = ("n_docs", "n_params")  # whole numbers, averaged over seeds
+UNRECORDED = "unrecorded"  # a run record older than the field
+
+
+class LeaderboardWarning(UserWarning):
+    """A row could not be compared, or a dataset has no reference row."""
+
+
+def t_interval(values: Sequence[float], alpha: float = CI_ALPHA) -> tuple[float, float]:
+    """Student-t (1 - alpha) interval of the mean of `values`; NaN for fewer than two."""
+    values = np.asarray(values, dtype=float)
+    if values.size < 2:
+        return math.nan, math.nan
+    half = stats.t.ppf(1 - alpha / 2, values.size - 1) * values.std(ddof=1) / math.sqrt(values.size)
+    return float(values.mean() - half), float(values.mean() + half)
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(np.mean(values)) if len(values) else math.nan
+
+
+def _docs_interval(runs: Sequence[Run], metric: str) -> tuple[float, float]:
+    """The runs' bootstrap intervals over documents for `metric`, averaged over seeds."""
+    intervals = [run.record.get("ci", {}).get("test", {}).get(metric) for run in runs]
+    intervals = [ci for ci in intervals if isinstance(ci, dict)]
+    return (
+        _mean([ci["ci_low"] for ci in intervals]),
+        _mean([ci["ci_high"] for ci in intervals]),
+    )
+
+
+def summarise_row(runs: Sequence[Run], metrics: Sequence[str]) -> dict:
+    """The leaderboard columns of one row (its runs share dataset, preset and variant)."""
+    first = runs[0]
+    row = {
+        "dataset": first.dataset,
+        "preset": first.preset,
+        "variant": first.variant,
+        "n_seeds": len(runs),
+        "seeds": ",".join(str(run.seed) for run in runs),
+        "n_docs": _mean([run.test.get("n_docs", math.nan) for run in runs]),
+    }
+    for metric in metrics:
+        values = [run.metrics[metric] for run in runs if metric in run.metrics]
+        row[f"{metric}_mean"] = _mean(values)
+        row[f"{metric}_std"] = float(np.std(values, ddof=1)) if len(values) > 1 else math.nan
+    for metric in MAIN_METRICS:
+        values = [run.metrics[metric] for run in runs if metric in run.metrics]
+        row[f"{metric}_ci_seeds_low"], row[f"{metric}_ci_seeds_high"] = t_interval(values)
+        row[f"{metric}_ci_docs_low"], row[f"{metric}_ci_docs_high"] = _docs_interval(runs, metric)
+    row["n_params"] = _mean([run.record.get("n_params", math.nan) for run in runs])
+    row["train_minutes"] = _mean([run.record.get("train_seconds", math.nan) for run in runs]) / 60
+    for key in ("epochs", "best_epoch", "steps"):
+        row[key] = _recorded_mean(runs, key)
+    row["stopped_by"] = tally([run.record.get("stopped_by") for run in runs])
+    row["threads"] = tally([(run.record.get("environment") or {}).get("threads") for run in runs])
+    return row
+
+
+def _recorded_mean(runs: Sequence[Run], key: str) -> float:
+    """Mean over seeds of a number of the run records; NaN unless every run has it."""
+    values = [run.record.get(key) for run in runs]
+    if any(not isinstance(value, (int, float)) or isinstance(value, bool) for value in values):
+        return math.nan
+    return float(np.mean(values))
+
+
+def tally(values: Sequence) -> str:
+    """"early_stopping×2,max_epochs×1": each value with its count, most frequent first;
+    `UNRECORDED` for runs whose records predate the field."""
+    counts = Counter(UNRECORDED if value is None else str(value) for value in values)
+    return ",".join(f"{value}×{count}" for value, count in counts.most_common())
+
+
+def _label(key: tuple[str, str, str]) -> str:
+    return f"{key[1]}/{key[2]}"
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, LeaderboardWarning, stacklevel=3)
+
+
+def _valid_mean(runs: Sequence[Run], metric: str = RANK_METRIC) -> float:
+    """Mean over seeds of the runs' VALID figure (NaN when a run lacks it)."""
+    values = [(run.record["split"].get("valid") or {}).get(metric) for run in runs]
+    if any(not isinstance(value, (int, float)) for value in values):
+        return math.nan
+    return float(np.mean(values))
+
+
+def choose_reference(
+    groups: dict[tuple, list[Run]], keys: Sequence[tuple], complete: set[tuple],
+    named: str | None = None,
+) -> tuple[tuple | None, str]:
+    """The reference row of one dataset and how it was chosen, without test figures.
+
+    `named` ("preset" or "preset/variant") picks it; else the complete `base` row with
+    the highest mean valid tau. (None, reason) when there is none.
+    """
+    if named:
+        preset, _, variant = named.partition("/")
+        key = next((k for k in keys if k[1] == preset and k[2] == (variant or DEFAULT_VARIANT)),
+                   None)
+        if key is None:
+            return None, f"named reference {named} has no run"
+        if key not in complete:
+            return None, f"named reference {named} has fewer seeds than the other rows"
+        return key, "named"
+    candidates = [k for k in keys if k in complete and k[2] == DEFAULT_VARIANT]
+    scored = [(k, _valid_mean(groups[k])) for k in candidates]
+    scored = [(k, value) for k, value in scored if not math.isnan(value)]
+    if not scored:
+        return None, "no complete base row with valid figures"
+    return max(scored, key=lambda item: (item[1], item[0]))[0], f"best valid {RANK_METRIC}"
+
+
+def comparison_target(key: tuple, reference: tuple | None, keys: Sequence[tuple]) -> tuple | None:
+    """The row `key` is compared with: an ablation its own preset's base row, a base row
+    the dataset's reference; None for the reference itself or a missing base."""
+    if key == reference:
+        return None
+    if key[2] != DEFAULT_VARIANT:
+        base = (key[0], key[1], DEFAULT_VARIANT)
+        return base if base in keys else None
+    return reference
+
+
+_NOT_COMPARED = {
+    "compared_with": None, "tau_diff": math.nan, "tau_ci_low": math.nan, "tau_ci_high": math.nan,
+    "tau_p": math.nan, "tau_p_holm": math.nan, "verdict": None,
+}
+
+
+def _verdict(diff: float, p_holm: float) -> str:
+    if p_holm < CI_ALPHA:
+        return "better" if diff > 0 else "worse"
+    return "no_difference"
+
+
+def _compare_dataset(
+    groups: dict[tuple, list[Run]], keys: list[tuple], complete: set[tuple],
+    reference: tuple | None, n_resamples: int, seed: int,
+) -> dict[tuple, dict]:
+    """The comparison columns of every row of one dataset, Holm-corrected as a family."""
+    columns = {key: dict(_NOT_COMPARED) for key in keys}
+    if reference is not None:
+        columns[reference]["verdict"] = "reference"
+    loaded: dict[tuple, SeededRow | None] = {}
+
+    def row(key: tuple) -> SeededRow | None:
+        if key not in loaded:
+            try:
+                loaded[key] = load_row(groups[key])
+            except (ValueError, OSError) as error:
+                _warn(f"{key[0]}: {_label(key)} cannot be compared: {error}")
+                loaded[key] = None
+        return loaded[key]
+
+    tested = []
+    for key in keys:
+        target = comparison_target(key, reference, keys)
+        if key not in complete or target is None or target not in complete:
+            if key in complete and key != reference and key[2] != DEFAULT_VARIANT:
+                _warn(f"{key[0]}: {_label(key)} not compared: no complete base row of {key[1]}")
+            continue
+        row_a, row_b = row(key), row(target)
+        if row_a is None or row_b is None:
+            continue
+        try:
+            tau = compare_seeded(row_a, row_b, n_resamples, CI_ALPHA, seed)[RANK_METRIC]
+        except ValueError as error:  # PairingError is a ValueError
+            _warn(f"{key[0]}: {_label(key)} not compared with {_label(target)}: {error}")
+            continue
+        columns[key].update(
+            compared_with=_label(target), tau_diff=tau["diff"], tau_ci_low=tau["ci_low"],
+            tau_ci_high=tau["ci_high"], tau_p=tau["p"],
+        )
+        tested.append(key)
+    for key, p_holm in zip(tested, holm([columns[k]["tau_p"] for k in tested]), strict=True):
+        columns[key]["tau_p_holm"] = float(p_holm)
+        columns[key]["verdict"] = _verdict(columns[key]["tau_diff"], p_holm)
+    return columns
+
+
+def build_leaderboard(
+    runs: Sequence[Run], n_resamples: int = PAIRED_RESAMPLES, seed: int = 0,
+    reference: str | None = None,
+) -> pd.DataFrame:
+    """The leaderboard of `runs` (see the module docstring), ranked within each dataset.
+
+    `reference` ("preset" or "preset/variant") names the reference row of every dataset
+    that has it; else each dataset's is its complete base row with the best valid tau.
+    """
+    groups = group_runs(runs)
+    metrics = metric_order(runs)
+    rows = {key: summarise_row(group, metrics) for key, group in groups.items()}
+    for dataset in dict.fromkeys(key[0] for key in groups):
+        keys = [key for key in groups if key[0] == dataset]
+        full = max(len(groups[key]) for key in keys)
+        complete = {key for key in keys if len(groups[key]) == full and full >= 2}
+        ref, rule = choose_reference(groups, keys, complete, reference)
+        if ref is None:
+            _warn(f"{dataset}: no reference row ({rule}); no row is compared")
+        paired = _compare_dataset(groups, keys, complete, ref, n_resamples, seed)
+        ranked = sorted(complete, key=lambda key: (-rows[key][f"{RANK_METRIC}_mean"], key))
+        for key in keys:
+            rows[key].update(
+                rank=ranked.index(key) + 1 if key in complete else None,
+                complete=key in complete,
+                reference=_label(ref) if ref else None,
+                reference_rule=rule,
+                **paired[key],
+            )
+    table = pd.DataFrame(list(rows.values()))
+    if table.empty:
+        return table
+    table["rank"] = table["rank"].astype("Int64")  # empty for rows shown apart
+    table = table.sort_values(
+        ["dataset", "complete", "rank", "tau_mean"], ascending=[True, False, True, False],
+        kind="stable",
+    ).reset_index(drop=True)
+    table[list(COUNTS)] = table[list(COUNTS)].round().astype("Int64")  # empty when unknown
+    leading = ["dataset", "rank", "preset", "variant"]
+    return table[leading + [column for column in table.columns if column not in leading]]
+
+
+def write_leaderboard(table: pd.DataFrame, out_dir: str | Path) -> tuple[Path, Path]:
+    """Write `leaderboard.csv` and `leaderboard.md` into `out_dir` atomically."""
+    out_dir = Path(out_dir)
+    csv_path, md_path = out_dir / CSV_NAME, out_dir / MARKDOWN_NAME
+    atomic_write_text(csv_path, table.to_csv(index=False, float_format="%.6g"))
+    atomic_write_text(md_path, to_markdown(table, MAIN_METRICS))
+    return csv_path, md_path
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmark.report.leaderboard",
+        description="Build results/leaderboard.csv and .md from the finished runs.",
+    )
+    parser.add_argument("--runs", type=Path, default=Path("runs"), help="runs directory")
+    parser.add_argument("--out", type=Path, default=Path("results"), help="output directory")
+    parser.add_argument(
+        "--resamples",
+        type=int,
+        default=PAIRED_RESAMPLES,
+        metavar="N",
+        help=f"resamples of the paired test (default {PAIRED_RESAMPLES})",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="paired-test seed (default 0)")
+    parser.add_argument(
+        "--reference",
+        metavar="PRESET[/VARIANT]",
+        help="the reference row of every dataset (default: the base row with the best valid "
+        "tau), fixed before any test figure is read",
+    )
+    parser.add_argument(
+        "--wandb",
+        action="store_true",
+        help="also log the table to W&B (offline unless WANDB_MODE says otherwise)",
+    )
+    args = parser.parse_args(argv)
+    if args.resamples < 1:
+        parser.error(f"--resamples must be >= 1, got {args.resamples}")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            runs = collect_runs(args.runs)
+        except FileNotFoundError as error:
+            print(f"benchmark.report.leaderboard: error: {error}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        table = build_leaderboard(runs, args.resamples, args.seed, args.reference)
+    for warning in caught:
+        print(f"benchmark.report.leaderboard: warning: {warning.message}", file=sys.stderr)
+    if table.empty:
+        print(f"benchmark.report.leaderboard: error: no finished run under {args.runs}",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    paths = write_leaderboard(table, args.out)
+    if args.wandb:
+        log_leaderboard(table)
+    print(f"{len(table)} rows from {len(runs)} runs -> {', '.join(map(str, paths))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""Shared look of the result plots: one colour per preset, metric axis labels, PNG output.
+
+Figures are drawn on matplotlib's Agg canvas directly (no pyplot, no display, no global
+backend switch), so plotting works on headless machines and inside other programs.
+"""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+from matplotlib import colormaps
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_hex
+from matplotlib.figure import Figure
+
+from benchmark.metrics.corpus import LOWER_IS_BETTER
+from benchmark.records.atomic_io import atomic_write
+from models.registry import presets
+
+# One colour per preset, the same in every plot: the registry's (`models.registry`);
+# presets without one get a stable colour from tab20 chosen by a hash of their name.
+PRESET_COLOURS: dict[str, str] = {
+    name: preset.colour for name, preset in presets().items() if preset.colour is not None
+}
+# Axis label (name and range or unit) of each metric; others are labelled by their key.
+METRIC_LABELS: dict[str, str] = {
+    "tau": "Kendall's τ (−1 to 1)",
+    "pmr": "PMR (fraction of docs)",
+    "acc": "accuracy (fraction)",
+    "acc_pooled": "pooled accuracy (fraction)",
+    "head": "first right (fraction)",
+    "tail": "last right (fraction)",
+    "lcs": "LCS / length (fraction)",
+    "coherence_L": "displacement L",
+    "pm_f": "PM-F (0 to 1)",
+    "noise_acc": "noise accuracy (fraction)",
+}
+DPI = 120
+
+
+def preset_colour(preset: str) -> str:
+    """The colour of `preset` in every plot."""
+    if preset in PRESET_COLOURS:
+        return PRESET_COLOURS[preset]
+    tab20 = colormaps["tab20"].colors
+    return to_hex(tab20[zlib.crc32(preset.encode("utf-8")) % len(tab20)])
+
+
+def metric_label(metric: str) -> str:
+    """Axis label of `metric`, saying when lower is better."""
+    label = METRIC_LABELS.get(metric, metric)
+    return label + (", lower is better" if metric in LOWER_IS_BETTER else "")
+
+
+def new_figure(panels: int, width: float = 4.2, height: float = 3.8) -> tuple[Figure, list]:
+    """A figure with `panels` axes side by side, on the Agg canvas."""
+    figure = Figure(figsize=(width * panels, height), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(figure)
+    axes = figure.subplots(1, panels, squeeze=False)[0]
+    return figure, list(axes)
+
+
+def save_png(figure: Figure, path: Path) -> Path:
+    """Write `figure` to `path` as PNG atomically (temporary file + rename)."""
+    return atomic_write(path, lambda tmp: figure.savefig(tmp, format="png"))

@@ -1,0 +1,318 @@
+"""Draw the result plots: `python -m benchmark.report.plots [--runs runs] [--out results/plots]
+[--wandb]`.
+
+From the finished runs (`benchmark.records.run_collection`), per dataset, PNG files in the
+output directory:
+
+- `<dataset>_main_metrics.png`: tau, pmr and acc of every preset (its `base` variant):
+  bars = mean over seeds, error bars = the runs' 95% bootstrap intervals over test
+  documents averaged over seeds (the leaderboard's `ci_docs`), dots = single seeds; a
+  preset with fewer seeds than the others is starred (the leaderboard shows it apart);
+- `<dataset>_ablation_<study>.png`: tau and pmr against each study of
+  `benchmark.report.ablations.ABLATIONS` (HAN blocks, heads, dropout, word attention;
+  ATTOrderNet positional encoding; sentence-encoder swaps), same bars and dots, or a
+  line over a numeric setting;
+- `<dataset>_tau_by_length.png` and `<dataset>_tau_by_genre.png`: tau of every preset
+  per paragraph-length bucket and per Brown genre, from the breakdowns of the run
+  records (`benchmark.metrics.breakdowns`; recomputed from `predictions.jsonl` for records
+  without them), averaged over seeds.
+
+A plot whose runs are absent is skipped with a printed note. Each preset has one colour
+in every plot (`benchmark.report.plot_style.PRESET_COLOURS`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from benchmark.cli_options import EXIT_BAD_INPUT
+from benchmark.compare import load_run
+from benchmark.metrics.breakdowns import LENGTH_LABELS, breakdowns
+from benchmark.records.run_collection import DEFAULT_VARIANT, Run, collect_runs
+from benchmark.report.ablations import ABLATIONS, Ablation, ablation_levels, compared_levels
+from benchmark.report.leaderboard import MAIN_METRICS, summarise_row
+from benchmark.report.plot_style import metric_label, new_figure, preset_colour, save_png
+from benchmark.report.wandb_export import log_plots
+
+ABLATION_METRICS = ("tau", "pmr")
+BREAKDOWN_METRIC = "tau"
+LENGTH_FIELD = "length"
+GENRE_FIELD = "meta.genre"
+ERROR_BARS = "error bars: 95% bootstrap CI over documents; dots: seeds"
+
+
+def _means_and_errors(groups: Sequence[Sequence[Run]], metric: str):
+    """Seed means (G,) of `metric` per group and their error-bar lengths (2, G)."""
+    rows = [summarise_row(runs, [metric]) for runs in groups]
+    means = np.array([row[f"{metric}_mean"] for row in rows])  # (G,)
+    bounds = np.array(
+        [[row[f"{metric}_ci_docs_{side}"] for row in rows] for side in ("low", "high")]
+    )  # (2, G)
+    errors = np.abs(bounds - means)  # (2, G); NaN bounds draw no bar
+    return means, np.nan_to_num(errors)
+
+
+def _seed_dots(
+    axis, positions: Sequence[float], groups: Sequence[Sequence[Run]], metric: str
+) -> None:
+    for position, runs in zip(positions, groups, strict=True):
+        seeds = [run.metrics[metric] for run in runs if metric in run.metrics]
+        axis.scatter([position] * len(seeds), seeds, color="black", s=10, zorder=3)
+
+
+def _bar_panel(
+    axis,
+    labels: Sequence[str],
+    colours: Sequence[str],
+    groups: Sequence[Sequence[Run]],
+    metric: str,
+) -> None:
+    """Bars of the seed mean of `metric` per group, CI error bars, a dot per seed."""
+    means, errors = _means_and_errors(groups, metric)
+    x = np.arange(len(labels))
+    axis.bar(x, means, color=colours, yerr=errors, capsize=4, edgecolor="black", linewidth=0.5)
+    _seed_dots(axis, x, groups, metric)
+    axis.set_xticks(x, labels, rotation=25, ha="right")
+    axis.set_ylabel(metric_label(metric))
+    axis.axhline(0, color="grey", linewidth=0.8)
+    axis.grid(axis="y", alpha=0.3)
+
+
+def _line_panel(
+    axis,
+    values: Sequence[float],
+    colour: str,
+    groups: Sequence[Sequence[Run]],
+    metric: str,
+    label: str,
+) -> None:
+    """The seed mean of `metric` against a numeric setting, CI error bars, seed dots."""
+    means, errors = _means_and_errors(groups, metric)
+    axis.errorbar(values, means, yerr=errors, color=colour, marker="o", capsize=4)
+    _seed_dots(axis, values, groups, metric)
+    axis.set_xticks(values, [f"{value:g}" for value in values])
+    axis.set_xlabel(label)
+    axis.set_ylabel(metric_label(metric))
+    axis.grid(alpha=0.3)
+
+
+def base_groups(runs: Sequence[Run]) -> dict[str, list[Run]]:
+    """Preset -> its base-variant runs, presets sorted by name."""
+    groups: dict[str, list[Run]] = {}
+    for run in runs:
+        if run.variant == DEFAULT_VARIANT:
+            groups.setdefault(run.preset, []).append(run)
+    return {preset: groups[preset] for preset in sorted(groups)}
+
+
+def main_metrics_plot(dataset: str, groups: Mapping[str, list[Run]]) -> Figure:
+    """Bars of the main metrics of every preset on one dataset."""
+    figure, axes = new_figure(len(MAIN_METRICS))
+    full = max(len(runs) for runs in groups.values())
+    labels = [  # * marks a preset with fewer seeds, shown apart on the leaderboard
+        f"{preset} ({len(runs)}{'*' if len(runs) < full else ''})"
+        for preset, runs in groups.items()
+    ]
+    colours = [preset_colour(preset) for preset in groups]
+    for axis, metric in zip(axes, MAIN_METRICS, strict=True):
+        _bar_panel(axis, labels, colours, list(groups.values()), metric)
+        axis.set_xlabel("preset (seeds)")
+        axis.set_title(metric)
+    apart = "; * fewer seeds: not compared" if any("*" in label for label in labels) else ""
+    figure.suptitle(f"{dataset}: test metrics by preset (mean over seeds; {ERROR_BARS}{apart})")
+    return figure
+
+
+def _level_label(level) -> str:
+    if isinstance(level, tuple):  # (preset, value) of a study over several presets
+        return f"{level[0]}: {_level_label(level[1])}"
+    if isinstance(level, bool):
+        return "with" if level else "without"
+    return str(level)
+
+
+def _level_colour(study: Ablation, level) -> str:
+    if study.key is None:
+        return preset_colour(level)
+    return preset_colour(level[0] if isinstance(level, tuple) else study.presets[0])
+
+
+def ablation_plot(study: Ablation, dataset: str, levels: Mapping[object, list[Run]]) -> Figure:
+    """tau and pmr across the levels of one ablation study on one dataset."""
+    figure, axes = new_figure(len(ABLATION_METRICS), width=max(4.2, 0.9 * len(levels) + 1.5))
+    values, groups = list(levels), list(levels.values())
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    for axis, metric in zip(axes, ABLATION_METRICS, strict=True):
+        if numeric:
+            _line_panel(axis, values, preset_colour(study.presets[0]), groups, metric, study.axis)
+        else:
+            colours = [_level_colour(study, level) for level in values]
+            _bar_panel(axis, [_level_label(level) for level in values], colours, groups, metric)
+            axis.set_xlabel(study.axis)
+        axis.set_title(metric)
+    figure.suptitle(f"{dataset}: {study.title}\n({ERROR_BARS})")
+    return figure
+
+
+def run_breakdowns(run: Run) -> dict:
+    """The test breakdowns of a run: stored in its record, else from its predictions."""
+    stored = (run.record.get("breakdowns") or {}).get("test")
+    if stored is not None:
+        return stored
+    _, records = load_run(run.path)
+    return breakdowns(records, run.include_trivial)
+
+
+def _bucket_means(runs: Sequence[Run], field: str) -> dict[str, tuple[float, int]]:
+    """Bucket -> (tau averaged over seeds, documents in the bucket) for one preset."""
+    values: dict[str, list[float]] = {}
+    sizes: dict[str, int] = {}
+    for run in runs:
+        for bucket, figures in run_breakdowns(run).get(field, {}).items():
+            if not math.isnan(figures.get(BREAKDOWN_METRIC, math.nan)):
+                values.setdefault(bucket, []).append(figures[BREAKDOWN_METRIC])
+                sizes.setdefault(bucket, figures["n_docs"])
+    return {bucket: (float(np.mean(v)), sizes[bucket]) for bucket, v in values.items()}
+
+
+def breakdown_plot(
+    dataset: str, groups: Mapping[str, list[Run]], field: str, title: str, axis_label: str
+) -> Figure | None:
+    """tau per bucket of `field` for every preset (None when no run has that breakdown).
+
+    Length buckets are drawn as lines in length order, other buckets as grouped bars.
+    """
+    means = {preset: _bucket_means(runs, field) for preset, runs in groups.items()}
+    means = {preset: buckets for preset, buckets in means.items() if buckets}
+    if not means:
+        return None
+    buckets = sorted(
+        {b for per in means.values() for b in per},
+        key=LENGTH_LABELS.index if field == LENGTH_FIELD else str,
+    )
+    sizes = {b: next(per[b][1] for per in means.values() if b in per) for b in buckets}
+    figure, (axis,) = new_figure(1, width=max(6.0, 1.1 * len(buckets) + 2), height=4.2)
+    x = np.arange(len(buckets))
+    width = 0.8 / len(means)
+    for k, (preset, per) in enumerate(means.items()):
+        y = [per[b][0] if b in per else math.nan for b in buckets]
+        if field == LENGTH_FIELD:
+            axis.plot(x, y, marker="o", color=preset_colour(preset), label=preset)
+        else:
+            axis.bar(
+                x - 0.4 + width * (k + 0.5),
+                y,
+                width,
+                color=preset_colour(preset),
+                label=preset,
+                edgecolor="black",
+                linewidth=0.5,
+            )
+    axis.set_xticks(x, [f"{b}\n(n={sizes[b]})" for b in buckets])
+    axis.set_xlabel(axis_label)
+    axis.set_ylabel(metric_label(BREAKDOWN_METRIC))
+    axis.axhline(0, color="grey", linewidth=0.8)
+    axis.grid(axis="y", alpha=0.3)
+    axis.legend(title="preset", fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    axis.set_title(f"{dataset}: {title} (test documents, mean over seeds)")
+    return figure
+
+
+def make_plots(runs: Sequence[Run], out_dir: Path) -> tuple[dict[str, Path], list[str]]:
+    """Draw every plot the runs allow: ({name: PNG path}, notes on the skipped plots)."""
+    written: dict[str, Path] = {}
+    notes: list[str] = []
+
+    def emit(name: str, figure: Figure | None, missing: str) -> None:
+        if figure is None:
+            notes.append(f"{name}: skipped, {missing}")
+        else:
+            written[name] = save_png(figure, out_dir / f"{name}.png")
+
+    for dataset in sorted({run.dataset for run in runs}):
+        on_dataset = [run for run in runs if run.dataset == dataset]
+        groups = base_groups(on_dataset)
+        emit(
+            f"{dataset}_main_metrics",
+            main_metrics_plot(dataset, groups) if groups else None,
+            f"no run with variant={DEFAULT_VARIANT}",
+        )
+        for study in ABLATIONS:
+            levels = ablation_levels(study, on_dataset)
+            compared = compared_levels(study, levels)
+            figure = ablation_plot(study, dataset, levels) if compared > 1 else None
+            what = study.key or "presets " + ", ".join(study.presets)
+            emit(
+                f"{dataset}_ablation_{study.name}",
+                figure,
+                f"needs runs at two or more settings of {what} (found {compared})",
+            )
+        emit(
+            f"{dataset}_tau_by_length",
+            breakdown_plot(
+                dataset,
+                groups,
+                LENGTH_FIELD,
+                "Kendall's τ by paragraph length",
+                "paragraph length (sentences)",
+            ),
+            "no base-variant run with a length breakdown",
+        )
+        emit(
+            f"{dataset}_tau_by_genre",
+            breakdown_plot(dataset, groups, GENRE_FIELD, "Kendall's τ by genre", "genre"),
+            "no base-variant run with a genre breakdown (documents without meta.genre)",
+        )
+    return written, notes
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmark.report.plots",
+        description="Draw the result plots (PNG) from the finished runs.",
+    )
+    parser.add_argument("--runs", type=Path, default=Path("runs"), help="runs directory")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("results/plots"),
+        help="output directory (default results/plots)",
+    )
+    parser.add_argument(
+        "--wandb",
+        action="store_true",
+        help="also log the plots to W&B (offline unless WANDB_MODE says otherwise)",
+    )
+    args = parser.parse_args(argv)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            runs = collect_runs(args.runs)
+        except FileNotFoundError as error:
+            print(f"benchmark.report.plots: error: {error}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    for warning in caught:
+        print(f"benchmark.report.plots: warning: {warning.message}", file=sys.stderr)
+    if not runs:
+        print(f"benchmark.report.plots: error: no finished run under {args.runs}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    written, notes = make_plots(runs, args.out)
+    for note in notes:
+        print(f"benchmark.report.plots: note: {note}")
+    for path in written.values():
+        print(path)
+    if args.wandb and written:
+        log_plots(written)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

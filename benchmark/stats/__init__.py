@@ -1,0 +1,1 @@
+"""OrderBench stats: bootstrap intervals, paired tests and multiple-comparison corrections."""

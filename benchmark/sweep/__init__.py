@@ -1,0 +1,1 @@
+"""OrderBench sweep: multirun only: job listing, launchers, the end-of-sweep summary."""

@@ -1,0 +1,77 @@
+"""Dry listing of a sweep: `python -m benchmark.sweep.listing SWEEP [OVERRIDE ...]`.
+
+Prints every job that `python -m benchmark.train -m sweep=SWEEP [OVERRIDE ...]` would
+launch, with what it would do in its run directory (`benchmark.harness.run_plan`): `train`,
+`resume` (from checkpoints/last.ckpt), `skip` (finished with the same config),
+`conflict`, `invalid` (its config does not compose) or `shared` (another job has the same
+run directory); then the totals. Launches nothing. Exit status 1 when a job would fail or
+clash (conflict, invalid, shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+
+from hydra import initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+from hydra.types import RunMode
+
+from benchmark.harness.config import CONF_DIR
+from benchmark.harness.resolvers import register_resolvers
+from benchmark.harness.run_plan import RunConflictError, plan_run
+from benchmark.sweep.jobs import SweepJob, sweep_jobs
+
+ACTIONS = {"fresh": "train", "resume": "resume", "skip": "skip"}
+SHARED_RUN_DIR = "another job of the sweep has this run directory: set `variant` apart"
+
+
+def job_action(job: SweepJob) -> tuple[str, str]:
+    """(what the job would do, detail) without running it."""
+    if job.config is None:
+        return "invalid", job.error or ""
+    try:
+        plan = plan_run(job.run_dir, job.config)
+    except RunConflictError as error:
+        return "conflict", str(error)
+    return ACTIONS[plan.action], ""
+
+
+def list_sweep(sweep: str, overrides: list[str]) -> tuple[list[str], Counter]:
+    """Lines describing each job of the sweep, and the count of each action."""
+    register_resolvers()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3", job_name="train"):
+        loader = GlobalHydra.instance().config_loader()
+        master = loader.load_configuration(
+            "config", [f"sweep={sweep}", *overrides], run_mode=RunMode.MULTIRUN
+        )
+        jobs = sweep_jobs(master, loader)
+    shared = Counter(job.run_dir for job in jobs if job.run_dir is not None)
+    lines, counts = [], Counter()
+    for job in jobs:
+        action, detail = job_action(job)
+        if shared[job.run_dir] > 1:
+            action, detail = "shared", SHARED_RUN_DIR
+        counts[action] += 1
+        lines.append(f"{action:8} {job.run_dir or '-'}  {' '.join(job.overrides)}")
+        if detail:
+            lines.append(f"         {detail}")
+    return lines, counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sweep", help="a name in conf/sweep/ (paper, ablation, smoke)")
+    parser.add_argument("overrides", nargs="*", help="Hydra overrides, as for the sweep")
+    args = parser.parse_args(argv)
+    lines, counts = list_sweep(args.sweep, args.overrides)
+    print("\n".join(lines))
+    total = sum(counts.values())
+    detail = ", ".join(f"{counts[action]} {action}" for action in sorted(counts))
+    print(f"sweep {args.sweep}: {total} jobs ({detail})")
+    return 1 if counts["conflict"] or counts["invalid"] or counts["shared"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
