@@ -25,14 +25,13 @@ from pathlib import Path
 
 from benchmark.cli_options import EXIT_BAD_INPUT
 from benchmark.metrics.corpus import LOWER_IS_BETTER, score_records, trivial_policy
-from benchmark.records.predictions import read_predictions
-from benchmark.records.run_record import PREDICTIONS_NAME, RECORD_NAME, read_run_record
+from benchmark.records.run_predictions import RUN_KEYS, load_run
+from benchmark.records.run_record import RECORD_NAME
 from benchmark.score import json_safe
 from benchmark.stats.bootstrap import CI_ALPHA
 from benchmark.stats.paired import align_records, paired_test
 from benchmark.stats.seeded_paired import compare_seeded, seeded_row
 
-RUN_KEYS = ("model", "dataset", "variant", "seed")  # copied from the run record
 SEED_GLOB = "seed_*"  # the runs of a row directory
 DOCUMENTS_ONLY = "documents only (one run per side: seed variation not counted)"
 SEEDS_AND_DOCUMENTS = "seeds and documents (benchmark.stats.seeded_paired)"
@@ -44,18 +43,6 @@ def row_runs(path: str | Path) -> list[Path]:
     if not path.is_dir() or (path / RECORD_NAME).is_file():
         return []
     return sorted(run.parent for run in path.glob(f"{SEED_GLOB}/{RECORD_NAME}"))
-
-
-def load_run(path: str | Path) -> tuple[dict, list[dict]]:
-    """(description, prediction records) of a run directory or a predictions file."""
-    path = Path(path)
-    if path.is_dir():
-        record = read_run_record(path)
-        about = {"path": str(path), **{key: record.get(key) for key in RUN_KEYS}}
-        predictions = path / PREDICTIONS_NAME
-    else:
-        about, predictions = {"path": str(path)}, path
-    return about, [prediction.to_json() for prediction in read_predictions(predictions)]
 
 
 def compare_runs(

@@ -44,12 +44,13 @@ from benchmark.harness.lit_module import OrderingTask
 from benchmark.harness.run import build_datamodule, build_task, dataset_noise
 from benchmark.harness.trained_run import CHECKPOINT_PATH, CONFIG_PATH, RunError
 from benchmark.metrics.corpus import score_records, summarise
-from benchmark.metrics.discrimination import MAX_PERMUTATIONS, add_to_record, discrimination_records
+from benchmark.metrics.discrimination import MAX_PERMUTATIONS, discrimination_records
 from benchmark.records.prediction_records import records_from_batch
 from benchmark.records.predictions import write_predictions
 from benchmark.records.run_record import RECORD_NAME, read_run_record, write_run_record
 from benchmark.score import json_safe
 from benchmark.stats.bootstrap import bootstrap_summary
+from benchmark.stats.discrimination_summary import add_to_record
 from data.datamodule import EVAL_SPLITS
 from data.noise import has_noise
 from models.batch import to_device

@@ -18,12 +18,11 @@ from benchmark.metrics import discrimination
 from benchmark.metrics.discrimination import (
     FIGURES,
     PermutationSampler,
-    add_to_record,
     score_batch,
     select_rows,
-    summarise_discrimination,
 )
 from benchmark.records.run_record import write_run_record
+from benchmark.stats.discrimination_summary import add_to_record, summarise_discrimination
 from models import presets
 from tests.model_batches import random_batch
 

@@ -13,12 +13,11 @@ from benchmark.metrics import discrimination
 from benchmark.metrics.discrimination import (
     PermutationSampler,
     PublishedPermutations,
-    add_to_record,
     score_batch,
     select_rows,
-    summarise_discrimination,
 )
 from benchmark.metrics.published_permutations import published_permutations
+from benchmark.stats.discrimination_summary import add_to_record, summarise_discrimination
 from tests.fixtures_readers import (
     published_article,
     published_copy_order,

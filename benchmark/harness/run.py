@@ -35,7 +35,7 @@ from benchmark.harness.run_plan import (
 from benchmark.harness.training_progress import training_progress
 from benchmark.metrics.breakdowns import breakdowns
 from benchmark.metrics.corpus import HEADLINE_ACCURACY
-from benchmark.metrics.discrimination import add_to_record, discrimination_records
+from benchmark.metrics.discrimination import discrimination_records
 from benchmark.metrics.published_permutations import published_permutations
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.records.prediction_records import gather_records, with_meta
@@ -47,6 +47,7 @@ from benchmark.records.run_record import (
     write_run_record,
 )
 from benchmark.stats.bootstrap import CI_ALPHA, bootstrap_summary
+from benchmark.stats.discrimination_summary import add_to_record
 from data.noise import has_noise, noise_label
 
 log = logging.getLogger(__name__)

@@ -43,8 +43,6 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from benchmark.metrics.corpus import ratio
-from benchmark.stats.bootstrap import CI_ALPHA, check_settings, percentile_interval, resampled
 from models.batch import to_device
 from models.candidates import order_log_prob
 from models.ordering_model import OrderingModel
@@ -52,7 +50,7 @@ from models.ordering_model import OrderingModel
 MAX_PERMUTATIONS = 20  # per document (Barzilay & Lapata 2008; DESIGN section 4)
 TOKENS_PER_PASS = 1 << 19  # rows x sentences x tokens scored in one forward pass
 PAIRS_PER_PASS = 1 << 18  # rows x output steps x candidates: teacher-forced pointer scores
-_STREAM = "discrimination"  # separates these permutations from the presentation order
+PERMUTATION_STREAM = "discrimination"  # separates these permutations from the presentation order
 # the keys added to a split of the run record
 FIGURES = ("disc_acc", "disc_ties", "disc_ties_frac", "disc_n_pairs", "disc_n_docs")
 COUNTS = ("disc_ties", "disc_n_pairs", "disc_n_docs")  # counts, not metrics to average
@@ -79,7 +77,9 @@ class PermutationSampler:
         permuted document k in their new order."""
         if math.factorial(n) - 1 <= self.max_permutations:
             return [list(p) for p in islice(permutations(range(n)), 1, None)]
-        key = json.dumps([_STREAM, self.dataset, self.split, doc_id, int(self.protocol_seed)])
+        key = json.dumps(
+            [PERMUTATION_STREAM, self.dataset, self.split, doc_id, int(self.protocol_seed)]
+        )
         rng = np.random.default_rng(int.from_bytes(hashlib.sha256(key.encode()).digest(), "big"))
         drawn = {tuple(range(n))}  # the identity is never kept
         chosen = []
@@ -275,74 +275,3 @@ def discrimination_records(
         datamodule.name, split, datamodule.protocol_seed, max_permutations
     )
     return score_loader(model, datamodule.eval_dataloader(split), sampler, device)
-
-
-def summarise_discrimination(
-    records: Sequence[dict],
-    n_resamples: int = 1000,
-    alpha: float = CI_ALPHA,
-    seed: int = 0,
-) -> tuple[dict, dict]:
-    """(figures, intervals) of per-document counts (`score_batch` records).
-
-    figures: the FIGURES (NaN rates with no pair). intervals: `{key: {"mean", "ci_low",
-    "ci_high"}}` for CI_KEYS, a percentile bootstrap over documents
-    (`benchmark.stats.bootstrap`) recomputing each rate as pooled pairs of the resampled
-    documents. Documents are taken in id order, so over the same documents and seed the
-    resamples are those of the run's other intervals.
-    """
-    check_settings(n_resamples, alpha)
-    ordered = sorted(records, key=lambda record: record["id"])
-    rows = [[r["wins"], r["ties"], r["n_pairs"]] for r in ordered]
-    terms = np.array(rows, dtype=float).reshape(-1, 3)  # (D, 3)
-    numer, pairs = terms[:, :2], terms[:, 2:]  # (D, 2) wins and ties, (D, 1) pairs
-    rates = ratio(numer.sum(axis=0), pairs.sum(axis=0))  # (2,) acc, ties_frac
-    figures = {  # the FIGURES
-        "disc_acc": float(rates[0]),
-        "disc_ties": int(terms[:, 1].sum()),
-        "disc_ties_frac": float(rates[1]),
-        "disc_n_pairs": int(pairs.sum()),
-        "disc_n_docs": len(ordered),
-    }
-    if ordered:
-        stats = resampled(
-            len(ordered), n_resamples, seed, lambda counts: ratio(counts @ numer, counts @ pairs)
-        )  # (n_resamples, 2)
-        low, high = percentile_interval(stats, alpha)
-    else:
-        low = high = np.full(2, math.nan)
-    intervals = {
-        key: {"mean": figures[key], "ci_low": float(lo), "ci_high": float(hi)}
-        for key, lo, hi in zip(CI_KEYS, low, high, strict=True)
-    }
-    return figures, intervals
-
-
-def add_to_record(
-    record: dict,
-    split: str,
-    records: Sequence[dict],
-    n_resamples: int,
-    seed: int,
-    max_permutations: int = MAX_PERMUTATIONS,
-    published: PublishedPermutations | None = None,  # the permutations used, if published
-) -> dict:
-    """Merge the discrimination figures of `split` into a run record (in place): the
-    figures into `split.<split>`, their intervals into `ci.<split>`, the settings into
-    `protocol.discrimination`. Returns the figures with `ci`."""
-    figures, intervals = summarise_discrimination(records, n_resamples, CI_ALPHA, seed)
-    record.setdefault("split", {}).setdefault(split, {}).update(figures)
-    record.setdefault("ci", {}).setdefault(split, {}).update(intervals)
-    own = {
-        "source": "own",
-        "max_permutations": max_permutations,
-        "permutation_seed": f"sha256({_STREAM}, dataset, split, document id, protocol_seed)",
-    }
-    record.setdefault("protocol", {})["discrimination"] = {
-        "permutations": own if published is None else published.describe(),
-        "max_permutations": max_permutations,
-        "permutation_seed": f"sha256({_STREAM}, dataset, split, document id, protocol_seed)",
-        "input": "the split's fixed presented permutation",
-        "ties": "exact equality, not a win",
-    }
-    return {**figures, "ci": intervals}

@@ -34,9 +34,9 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from benchmark.cli_options import EXIT_BAD_INPUT
-from benchmark.compare import load_run
 from benchmark.metrics.breakdowns import LENGTH_LABELS, breakdowns
 from benchmark.records.run_collection import DEFAULT_VARIANT, Run, collect_runs
+from benchmark.records.run_predictions import load_run
 from benchmark.report.ablations import ABLATIONS, Ablation, ablation_levels, compared_levels
 from benchmark.report.leaderboard import MAIN_METRICS, summarise_row
 from benchmark.report.plot_style import metric_label, new_figure, preset_colour, save_png
