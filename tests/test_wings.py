@@ -1,0 +1,52 @@
+"""benchmark/'s wings depend one way: metrics <- records <- stats <- harness <- sweep,
+report, bench; no wing imports the command-line tools at benchmark/'s top (README, Layout)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+BENCHMARK = Path(__file__).resolve().parents[1] / "benchmark"
+# what each wing may import from benchmark/, besides itself
+ALLOWED = {
+    "metrics": set(),
+    "records": {"metrics"},
+    "stats": {"metrics", "records"},
+    "harness": {"metrics", "records", "stats"},
+    "sweep": {"metrics", "records", "stats", "harness"},
+    "report": {"metrics", "records", "stats", "harness", "cli_options"},
+    "bench": {"metrics", "records", "stats", "harness", "cli_options"},
+}
+
+
+def benchmark_imports(path: Path) -> set[str]:
+    """The first name under `benchmark.` of every import in the file."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            modules = [node.module]
+            if node.module == "benchmark":
+                modules = [f"benchmark.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        else:
+            continue
+        names.update(m.split(".")[1] for m in modules if m.startswith("benchmark."))
+    return names
+
+
+def test_every_wing_is_listed():
+    wings = {p.name for p in BENCHMARK.iterdir() if (p / "__init__.py").exists()}
+    assert wings == set(ALLOWED)
+
+
+@pytest.mark.parametrize("wing", sorted(ALLOWED))
+def test_wing_imports_run_one_way(wing):
+    wrong = {
+        f"{path.relative_to(BENCHMARK)} imports benchmark.{name}"
+        for path in (BENCHMARK / wing).glob("*.py")
+        for name in benchmark_imports(path) - ALLOWED[wing] - {wing}
+    }
+    assert not wrong, sorted(wrong)
