@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,3 +28,19 @@ def utf8_lines(path: str | Path) -> Iterator[tuple[int, str]]:
                     f"{location(path, lineno)}: not UTF-8 text ({err.reason} at byte "
                     f"{err.start + 1} of the line)"
                 ) from None
+
+
+def json_lines(path: str | Path) -> Iterator[tuple[int, object]]:
+    """``(line number, parsed value)`` of every non-blank line of a JSON Lines file; bad JSON
+    and bytes that are not UTF-8 raise DataFormatError naming ``file:line``."""
+    for lineno, line in utf8_lines(path):
+        if not line.strip():
+            continue
+        where = location(path, lineno)
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise DataFormatError(
+                f"{where}: malformed JSON ({err.msg} at column {err.colno})"
+            ) from None
+        yield lineno, value

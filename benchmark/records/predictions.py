@@ -23,7 +23,7 @@ from typing import Any
 from benchmark.metrics.sentence_ids import document_problems
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.records.json_values import dumps
-from data.errors import DataFormatError, utf8_lines
+from data.errors import DataFormatError, json_lines, location
 
 REQUIRED_KEYS = ("id", "gold", "pred")
 NOISE_KEY = "noise"
@@ -119,20 +119,12 @@ def read_predictions(path: str | Path) -> list[Prediction]:
     path = Path(path)
     records, unique = [], _UniqueIds()
     try:
-        for line_number, line in utf8_lines(path):
-            if not line.strip():
-                continue
-            where = f"{path}:{line_number}"
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise PredictionsError(
-                    f"{where}: malformed JSON: {error.msg} (column {error.colno})"
-                ) from None
+        for line_number, obj in json_lines(path):
+            where = location(path, line_number)
             record = parse_record(obj, where)
             unique.check(record)
             records.append(record)
-    except DataFormatError as error:  # bytes that are not UTF-8, named file:line
+    except DataFormatError as error:  # bad JSON or bytes that are not UTF-8, named file:line
         raise PredictionsError(str(error)) from None
     return records
 

@@ -9,11 +9,10 @@ names the file and line; ids must be unique within a split.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from data.document import Document
-from data.errors import DataFormatError, location, utf8_lines
+from data.errors import DataFormatError, json_lines, location
 from data.readers.base import OptionsReader
 from data.readers.content_hash import file_sha256
 from data.splits import SPLIT_NAMES
@@ -48,16 +47,8 @@ def read_jsonl(path: Path) -> list[Document]:
     """Documents of one ``.jsonl`` file; errors name ``file:line``."""
     documents: list[Document] = []
     first_line: dict[str, int] = {}
-    for lineno, line in utf8_lines(path):
-        if not line.strip():
-            continue
+    for lineno, record in json_lines(path):
         where = location(path, lineno)
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise DataFormatError(
-                f"{where}: malformed JSON ({err.msg} at column {err.colno})"
-            ) from None
         document = _document(record, where)
         if document.id in first_line:
             raise DataFormatError(
