@@ -8,6 +8,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from benchmark.harness.config import compose_config
+from benchmark.harness.config_check import ConfigError
+from benchmark.harness.net_factory import build_net
 from benchmark.metrics.discrimination import PermutationSampler, score_batch
 from models.registry import get_preset
 from models.topological_sort import topological_order, win_order
@@ -130,8 +133,9 @@ def test_gradients_reach_every_parameter():
 
 
 def test_noise_and_bad_options_are_refused_clearly():
-    with pytest.raises(ValueError, match=r"pairwise_tsort .*dataset\.noise"):
-        tiny(end_candidate=True)
+    cfg = compose_config(["model=pairwise_tsort", "dataset=synthetic", "dataset.noise=1"])
+    with pytest.raises(ConfigError, match=r"dataset\.noise=1: model=pairwise_tsort has no pointer"):
+        build_net(cfg, vocab_size=30, pretrained_embeddings=None)
     with pytest.raises(ValueError, match="model.net.decoder"):
         tiny(decoder="beam")
     with pytest.raises(ValueError, match="model.net.sentence_encoder"):
