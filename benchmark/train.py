@@ -26,7 +26,7 @@ from omegaconf import DictConfig
 from benchmark.harness.checkpoint_io import (
     CheckpointWriteError,
 )
-from benchmark.harness.config_check import ConfigError, check_config
+from benchmark.harness.config_check import ConfigError, check_config, searchpath_overrides
 from benchmark.harness.finite_guard import NonFiniteError
 from benchmark.harness.loggers import finish_wandb
 from benchmark.harness.processes import prepare_processes, submitit_logs
@@ -67,7 +67,8 @@ def main(cfg: DictConfig) -> None:
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
     failed, lock, read_only = False, None, None
     try:
-        check_config(cfg, hydra_cfg.overrides.task, compose_overrides)
+        overrides = [*hydra_cfg.overrides.task, *searchpath_overrides(hydra_cfg.overrides.hydra)]
+        check_config(cfg, overrides, compose_overrides, hydra_cfg.runtime.choices)
         prepare_processes(cfg, multirun)
         try:
             lock = take_run_lock(run_dir)  # one launch per run directory

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import torch
 from fixtures_sweep import ROOT, TINY_LSTM, cli_env, run_train, train_command
+from omegaconf import open_dict
 
 from benchmark.harness.checkpoint_io import DamagedCheckpointError, read_checkpoint_position
 from benchmark.harness.config import compose_config
@@ -53,11 +54,20 @@ BAD_CONFIGS = [
 ]
 
 
+def check(overrides: list[str]) -> None:
+    """`check_config` as a run calls it: the composed config, the overrides, the chosen
+    config groups."""
+    cfg = compose_config(overrides, return_hydra_config=True)
+    with open_dict(cfg):
+        choices = cfg.pop("hydra").runtime.choices
+    check_config(cfg, overrides, compose_config, choices)
+
+
 @pytest.mark.parametrize(("overrides", "message"), BAD_CONFIGS)
 def test_each_bad_setting_is_one_line_naming_its_key(overrides: list[str], message: str):
     overrides = ["dataset=synthetic", "+experiment=tiny", *overrides]
     with pytest.raises(ConfigError) as caught:
-        check_config(compose_config(overrides), overrides, compose_config)
+        check(overrides)
     assert message in str(caught.value)
     assert len(str(caught.value).splitlines()) == 1
 
@@ -65,7 +75,33 @@ def test_each_bad_setting_is_one_line_naming_its_key(overrides: list[str], messa
 def test_keys_that_are_read_pass():
     overrides = ["dataset=synthetic", "+experiment=tiny", "+dataset.reader.n_train=64",
                  "++model.net.hidden_dim=32", "model.optimizer.lr=inf", "dataset.noise=0/1"]
-    check_config(compose_config(overrides), overrides, compose_config)
+    check(overrides)
+
+
+@pytest.fixture
+def extra_conf(tmp_path: Path) -> str:
+    """`hydra.searchpath` naming a config folder outside conf/ with a group `budget`."""
+    group = tmp_path / "extra_conf" / "budget"
+    group.mkdir(parents=True)
+    (group / "one_epoch.yaml").write_text("# @package _global_\ntrainer:\n  max_epochs: 1\n")
+    return f"hydra.searchpath=[file://{group.parent}]"
+
+
+def test_a_group_of_an_extra_config_folder_passes_and_a_typo_is_still_refused(extra_conf: str):
+    overrides = ["dataset=synthetic", "+experiment=tiny", extra_conf]
+    check([*overrides, "+budget=one_epoch"])
+    with pytest.raises(ConfigError) as caught:
+        check([*overrides, "+budget=one_epoch", "+budgte=one_epoch"])
+    assert str(caught.value) == "budgte: unknown key, nothing reads it (override +budgte)"
+
+
+def test_the_cli_checks_on_the_search_path_of_the_command_line(tmp_path: Path, extra_conf: str):
+    result = run_train(tmp_path / "runs", *TINY_LSTM, extra_conf, "+budget=one_epoch",
+                       "+budgte=one_epoch")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "error: budgte: unknown key, nothing reads it (override +budgte)"
+    ]
 
 
 def test_a_split_with_no_scorable_document_is_refused_naming_dataset_and_split():

@@ -6,7 +6,10 @@
   traceback somewhere in training, or after it;
 - keys added with `+` (or `++`) that nothing reads: a `+key=value` of a node that is not
   in the composed config without it (`+model.optimzer.lr=0.1`), or an argument that the
-  node's `_target_` does not take;
+  node's `_target_` does not take. A `+group=option` is a config group the run chose
+  (Hydra's `hydra.runtime.choices`), also one from a folder on the command line's
+  `hydra.searchpath`; that search path is handed on to the second composition
+  (`searchpath_overrides`);
 - `check_scorable_splits`: once the data is loaded, a valid or test split where no document
   can be scored (all of one sentence, left out by the trivial policy) would give NaN
   figures and select an arbitrary checkpoint.
@@ -19,14 +22,13 @@ from __future__ import annotations
 import difflib
 import inspect
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.utils import get_object
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from benchmark.harness.config import CONF_DIR
 from data.noise import noise_setting
 
 _ABSENT = object()
@@ -155,29 +157,46 @@ def _unread_prefix(cfg: DictConfig, defaults: DictConfig, key: str) -> str | Non
     return None
 
 
-def _is_group(key: str) -> bool:
-    return (CONF_DIR / key.replace(".", "/")).is_dir()
+def searchpath_overrides(hydra_overrides: Iterable[str]) -> list[str]:
+    """The `hydra.searchpath=[...]` among a run's Hydra overrides (HydraConfig's
+    `overrides.hydra`), as given: a second composition needs them to find the groups of
+    extra config folders."""
+    overrides = list(hydra_overrides)
+    parsed = OverridesParser.create().parse_overrides(overrides)
+    return [
+        text for text, override in zip(overrides, parsed, strict=True)
+        if override.get_key_element() == "hydra.searchpath"
+    ]
 
 
-def added_keys(overrides: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(the keys added by `+`/`++` value overrides, the other overrides)."""
+def added_keys(
+    overrides: Sequence[str], choices: Iterable[str]
+) -> tuple[list[str], list[str]]:
+    """(the keys added by `+`/`++` value overrides, the other overrides). `choices`: the
+    config groups of the composed run (keys of `hydra.runtime.choices`, `group[@package]`);
+    a `+group=option` of one of them selects a config and adds no key."""
+    groups = {str(choice).partition("@")[0] for choice in choices}
     added, kept = [], []
     for text, override in zip(
         overrides, OverridesParser.create().parse_overrides(list(overrides)), strict=True
     ):
         key = override.key_or_group
         if (override.is_add() or override.is_force_add()) and not key.startswith("hydra") \
-                and not _is_group(key):
+                and key not in groups:
             added.append(key)
         else:
             kept.append(text)
     return added, kept
 
 
-def key_problems(cfg: DictConfig, overrides: Sequence[str], compose) -> list[str]:
+def key_problems(
+    cfg: DictConfig, overrides: Sequence[str], compose, choices: Iterable[str]
+) -> list[str]:
     """One line per key added by an override that nothing reads. `compose(overrides)`
-    gives the config of a list of overrides (it is called once, without the added keys)."""
-    added, kept = added_keys(overrides)
+    gives the config of a list of overrides (it is called once, without the added keys
+    and with the `hydra.*` overrides, so on the run's search path); `choices` as for
+    `added_keys`."""
+    added, kept = added_keys(overrides, choices)
     if not added:
         return []
     defaults = compose(kept)
@@ -189,12 +208,15 @@ def key_problems(cfg: DictConfig, overrides: Sequence[str], compose) -> list[str
     return problems
 
 
-def check_config(cfg: DictConfig, overrides: Sequence[str] = (), compose=None) -> None:
+def check_config(
+    cfg: DictConfig, overrides: Sequence[str] = (), compose=None, choices: Iterable[str] = ()
+) -> None:
     """ConfigError listing every problem of `cfg` (its command-line `overrides` too, when
-    `compose` is given), before anything is trained."""
+    `compose` is given; `choices`: the run's config groups, `hydra.runtime.choices`),
+    before anything is trained."""
     problems = value_problems(cfg)
     if compose is not None:
-        problems += key_problems(cfg, overrides, compose)
+        problems += key_problems(cfg, overrides, compose, choices)
     if problems:
         raise ConfigError("\n".join(problems))
 
