@@ -13,9 +13,15 @@ JOBS       ?= 2
 # PyTorch threads per sweep-local job: results depend on it, so it does not follow nproc
 CPU_THREADS ?= 1
 RUNS       ?= runs
+# `make reproduction`: the sweep (conf/sweep/) and the variant it writes (reproduction_e60 ->
+# repro_e60), and the variants of other budgets set beside it on the page
+SWEEP_REPRO ?= reproduction
+VARIANT    ?= $(patsubst reproduction%,repro%,$(SWEEP_REPRO))
+COMPARE    ?=
 
 .PHONY: help setup train test test-slow data lint leaderboard plots bench \
-	sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction
+	sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction \
+	reproduction-report
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -66,10 +72,14 @@ sweep-list: setup  ## dry run of `make sweep`: the jobs of SWEEP and what each w
 sweep-summary: setup  ## finished / failed / interrupted runs under RUNS=runs, with failures' logs
 	$(OB) sweep summary $(RUNS)
 
-reproduction: setup  ## Cui et al. 2018 Tables 3 and 5 on Accidents/Earthquakes (ORDERBENCH_DATASETS): 30 runs one at a time, then results/reproduction.{md,csv}
-	$(PY) -m benchmark.train -m sweep=reproduction hydra/launcher=local hydra.sweeper.max_batch_size=1 \
+reproduction: setup  ## Cui et al. 2018 Tables 3 and 5 on Accidents/Earthquakes (ORDERBENCH_DATASETS): 30 runs one at a time, then results/reproduction.{md,csv} (SWEEP_REPRO=reproduction_e60 COMPARE=repro: the 60-epoch budget beside the 10-epoch one)
+	$(PY) -m benchmark.train -m sweep=$(SWEEP_REPRO) hydra/launcher=local hydra.sweeper.max_batch_size=1 \
 		cpu_threads=1 $(ARGS)
-	$(PY) -m benchmark.report.reproduction --runs $(RUNS) --out results
+	$(MAKE) --no-print-directory reproduction-report VARIANT=$(VARIANT) COMPARE="$(COMPARE)"
+
+reproduction-report: setup  ## results/reproduction.{md,csv} from the finished runs, no training (VARIANT=repro_e60 COMPARE=repro)
+	$(PY) -m benchmark.report.reproduction --runs $(RUNS) --out results --variant $(VARIANT) \
+		$(foreach v,$(COMPARE),--compare-variant $(v))
 
 slurm-up:  ## stand up a one-node SLURM cluster on this machine (root; scripts/local_slurm.sh)
 	scripts/local_slurm.sh up

@@ -10,6 +10,7 @@ import pytest
 
 from benchmark.records.run_collection import collect_runs
 from benchmark.report.reproduction import PAPER, build, main
+from benchmark.report.selection_noise import budget_pairs, noise_table, summarise, valid_curve
 from tests.fixtures_runs import write_run
 
 
@@ -22,6 +23,33 @@ def add_discrimination(run_dir: Path, acc: float, published: bool) -> None:
     source = {"source": "published", "n_pairs": 1986} if published else {"source": "own"}
     record["protocol"] = {"discrimination": {"permutations": source}}
     path.write_text(json.dumps(record))
+
+
+def add_training(
+    run_dir: Path, curve: list[float], best: int, budget: tuple[int, int], ci: float = 0.05
+) -> None:
+    """The training facts of a run as `benchmark.train` records them: the budget in the
+    config, epochs / best epoch / how it stopped, the selected checkpoint's valid tau with
+    its interval over the validation documents, and the per-epoch CSV log (`curve`: valid
+    tau after each epoch; the log ends with the re-evaluation of the best epoch)."""
+    max_epochs, patience = budget
+    path = run_dir / "metrics.json"
+    record = json.loads(path.read_text())
+    record["config"] |= {"trainer": {"max_epochs": max_epochs},
+                         "early_stopping": {"patience": patience}}  # fmt: skip
+    stopped_by = "max_epochs" if len(curve) == max_epochs else "early_stopping"
+    record |= {"epochs": len(curve), "best_epoch": best, "stopped_by": stopped_by}
+    selected = curve[best - 1]
+    record["split"]["valid"] = {"tau": selected, "n_docs": 10}
+    record["ci"]["valid"] = {"tau": {"mean": selected, "ci_low": selected - ci,
+                                     "ci_high": selected + ci}}  # fmt: skip
+    path.write_text(json.dumps(record))
+    rows = ["epoch,step,train/loss,val/tau"]
+    rows += [f"{epoch},{5 * epoch + 4},,{value}" for epoch, value in enumerate(curve)]
+    rows += [f"{epoch},{5 * epoch + 4},1.5," for epoch in range(len(curve))]  # loss rows
+    rows.append(f"{len(curve)},{5 * len(curve)},,{selected}")  # the best checkpoint again
+    (run_dir / "csv").mkdir()
+    (run_dir / "csv" / "metrics.csv").write_text("\n".join(rows) + "\n")
 
 
 @pytest.fixture
@@ -61,6 +89,100 @@ def test_main_writes_markdown_and_csv(runs: Path, tmp_path: Path):
     out = tmp_path / "out"
     assert main(["--runs", str(runs), "--out", str(out)]) == 0
     text = (out / "reproduction.md").read_text()
-    assert "| ATTOrderNet | accident | 3 | 92.0 ± 2.0 | [91.0, 93.0] | 96.2 | -4.2 | no |" in text
+    row = "| ATTOrderNet | accident | `repro` | 3 | 92.0 ± 2.0 | [91.0, 93.0] | 96.2 | -4.2 | no |"
+    assert row in text
     assert "mean_pooling" in text and "make reproduction" in text
     assert (out / "reproduction.csv").read_text().count("\n") == 21
+
+
+SHORT = [0.50, 0.55, 0.52, 0.53, 0.54]  # valid tau per epoch: best at epoch 2, stopped at 5
+
+
+@pytest.fixture
+def budgets(runs: Path) -> Path:
+    """`runs` with training facts: repro (10 epochs, 3 seeds) and repro_e60 (60 epochs,
+    2 seeds so far, seed 0 starting with the same epochs as its repro run)."""
+    for seed in (0, 1, 2):
+        run_dir = runs / "accident" / "attordernet" / "repro" / f"seed_{seed}"
+        curve = SHORT if seed == 0 else [0.4 + 0.02 * e for e in range(10)]
+        add_training(run_dir, curve, 2 if seed == 0 else 10, (10, 3))
+    add_training(runs / "accident" / "attordernet" / "mean_pooling" / "seed_0", SHORT, 2, (10, 3))
+    long = [*SHORT, 0.60, 0.58, 0.62, *[0.57] * 8]  # best at epoch 8, stopped 8 later
+    for seed, acc, curve in ((0, 0.95, long), (1, 0.96, [0.3, *long[1:]])):
+        run_dir = write_run(runs, "attordernet", seed, 0.9, "accident", "repro_e60")
+        add_discrimination(run_dir, acc, True)
+        add_training(run_dir, curve, 8, (60, 8))
+    return runs
+
+
+def test_each_cell_has_a_row_per_budget_with_stopping_and_marked_when_short(budgets: Path):
+    table, others = build(collect_runs(budgets), "repro_e60", ["repro"])
+    assert len(table) == 5 * 2 * 2 * 2  # models x corpora x metrics x budgets
+    cell = table[(table.preset == "attordernet") & (table.dataset == "accident")
+                 & (table.metric == "tau")]  # fmt: skip
+    assert list(cell.variant) == ["repro_e60", "repro"]  # adjacent, the headline first
+    e60, repro = cell.iloc[0], cell.iloc[1]
+    assert (e60.n_runs, e60.enough_runs, repro.n_runs, repro.enough_runs) == (2, False, 3, True)
+    assert e60.budget == "≤60 epochs, patience 8" and repro.budget == "≤10 epochs, patience 3"
+    assert (repro.n_early_stopping, repro.n_max_epochs) == (1, 2)
+    assert repro.best_epoch == pytest.approx((2 + 10 + 10) / 3)
+    assert (e60.n_early_stopping, e60.n_max_epochs, e60.best_epoch) == (2, 0, 8)
+    empty = table[(table.preset == "cnn_ptrnet") & (table.variant == "repro_e60")].iloc[0]
+    assert empty.n_runs == 0 and not empty.enough_runs and empty.budget == e60.budget
+    # ablations stay against the 10-epoch run of their seed, never against the headline
+    assert list(others.variant) == ["mean_pooling"]
+    assert others.iloc[0].reference == "repro"
+    assert others.iloc[0].disc_pct_repro == pytest.approx(90.0)
+
+
+def test_page_shows_both_budgets_the_short_cells_and_the_selection_noise(
+    budgets: Path, tmp_path: Path
+):
+    out = tmp_path / "out"
+    argv = ["--runs", str(budgets), "--out", str(out), "--variant", "repro_e60",
+            "--compare-variant", "repro"]  # fmt: skip
+    assert main(argv) == 0
+    text = (out / "reproduction.md").read_text()
+    assert "| ATTOrderNet | accident | `repro_e60` | 2 (< 3) | 95.5 ± 0.7 |" in text
+    assert "| ATTOrderNet | accident | `repro` | 3 | 92.0 ± 2.0 |" in text
+    assert "| 1 / 2 | 8.3 (7.3) |" in text  # repro: stopped early / at max, epochs (best)
+    assert "| CNN+PtrNet | accident | `repro_e60` | 0 (< 3) | — ± — |" in text
+    assert "make reproduction SWEEP_REPRO=reproduction_e60 VARIANT=repro_e60 COMPARE=repro" in text
+    assert "make reproduction-report VARIANT=repro_e60 COMPARE=repro" in text
+    assert "against the `repro` run of that seed" in text and "mean_pooling" in text
+    assert "## Selection on 10 validation articles" in text
+    assert "| accident | ATTOrderNet | 0 | yes | 2 → 8 | 0.550 → 0.620 |" in text
+    assert "| accident | ATTOrderNet | 1 | no |" in text  # seed 1 started otherwise
+    csv = (out / "reproduction.csv").read_text()
+    assert csv.count("\n") == 41 and ",repro_e60,≤60 epochs, patience 8" not in csv  # quoted
+    assert '"≤60 epochs, patience 8",2,False' in csv
+
+
+def test_selection_noise_reads_the_log_and_counts_tied_epochs(budgets: Path):
+    runs = collect_runs(budgets)
+    short = next(r for r in runs if r.variant == "repro" and r.seed == 0)
+    assert valid_curve(short) == pytest.approx(SHORT)  # no loss rows, no re-evaluation row
+    table = noise_table(runs, ["repro", "repro_e60"])
+    row = table[(table.variant == "repro") & (table.seed == 0)].iloc[0]
+    # selected 0.55 with interval [0.50, 0.60]: every one of the 5 epochs lies inside it
+    assert row.valid_ci_width == pytest.approx(0.10)
+    assert (row.tied_epochs, row.first_tied_epoch) == (5, 1)
+    assert row.median_abs_step == pytest.approx(0.02)
+    assert row.early_best  # epoch 2 of a 10-epoch budget
+    summary = summarise(table)
+    repro = summary[summary.variant == "repro"].iloc[0]
+    assert (repro.best_epochs, repro.best_epoch_range, repro.n_early_best) == ("2,10,10", 8, 1)
+    pairs = budget_pairs(runs, "repro", "repro_e60")
+    assert list(pairs.same_start) == [True, False]
+    first = pairs.iloc[0]
+    assert (first.best_epoch_short, first.best_epoch_long) == (2, 8)
+    assert not first.long_in_short_ci  # 0.62 is outside [0.50, 0.60]
+
+
+def test_selection_noise_names_the_bad_line_of_a_log(budgets: Path):
+    run_dir = budgets / "accident" / "attordernet" / "repro" / "seed_1"
+    log = run_dir / "csv" / "metrics.csv"
+    log.write_text(log.read_text().replace("0.42", "zero"))
+    run = next(r for r in collect_runs(budgets) if r.path == run_dir)
+    with pytest.raises(ValueError, match=r"metrics\.csv:3: not a number"):
+        valid_curve(run)

@@ -1,15 +1,22 @@
 """results/reproduction.{md,csv}: our runs of the five models of Cui et al. 2018, Table 3,
-beside the published figures (`make reproduction`, conf/sweep/reproduction.yaml).
+beside the published figures (`make reproduction`, conf/sweep/reproduction*.yaml).
 
-For every cell (model x corpus x {tau, pairwise discrimination %}): mean ± std over the
-runs (seeds), the percentile-bootstrap 95% interval over test documents (each run's
-interval, averaged over the runs, as in the leaderboard), the Student-t interval over the
-runs, the published figure and the difference (ours - published), and whether the
-published figure lies inside the bootstrap interval. Runs of other variants of the same
-models and corpora (ablations, 1 seed each) are listed against the reproduction run of
-the same seed. The investigation (docs/reproduction.md) is appended.
+For every cell (model x corpus x {tau, pairwise discrimination %}) and every budget (the
+headline variant, e.g. `repro_e60`, and the variants it is compared with, e.g. `repro`;
+each a sweep of the same models and seeds at another epoch budget), on adjacent rows:
+mean ± std over the runs (seeds), the percentile-bootstrap 95% interval over test
+documents (each run's interval, averaged over the runs, as in the leaderboard), the
+Student-t interval over the runs, the published figure and the difference (ours -
+published), whether the published figure lies inside the bootstrap interval, how many runs
+stopped early / at the epoch limit and their mean best epoch. A cell with fewer than
+`MIN_RUNS` finished runs is shown and marked. Runs of other variants of the same models
+and corpora (ablations, 1 seed each) are listed against the run of the same seed of the
+variant they were started from (`ABLATION_REFERENCE`). The selection noise of the
+validation split (`benchmark.report.selection_noise`) and the investigation
+(docs/reproduction.md) are appended.
 
     python -m benchmark.report.reproduction [--runs runs] [--out results] [--variant repro]
+        [--compare-variant repro ...]
 
 Published figures: Cui, Li, Chen, Zhang 2018, "Deep Attentive Sentence Ordering Network"
 (EMNLP), Table 3 (Kendall's tau) and Table 5 (order discrimination accuracy, %).
@@ -26,6 +33,7 @@ import pandas as pd
 
 from benchmark.records.run_collection import Run, collect_runs, group_runs
 from benchmark.report.leaderboard import _docs_interval, summarise_row, t_interval
+from benchmark.report.selection_noise import budget_pairs, noise_table, summarise
 
 VARIANT = "repro"
 DATASETS = ("accident", "earthquake")
@@ -44,16 +52,44 @@ PAPER = {  # (preset, dataset) -> (tau, Table 3; discrimination %, Table 5)
     ("attordernet", "accident"): (0.64, 96.2), ("attordernet", "earthquake"): (0.92, 99.8),
 }  # fmt: skip
 METRICS = {"tau": ("tau", 1.0), "disc_acc": ("discrimination %", 100.0)}
-COMMAND = (
-    "ORDERBENCH_DATASETS=../shared/datasets WANDB_MODE=offline make reproduction\n"
-    "# = python -m benchmark.train -m sweep=reproduction hydra/launcher=local "
-    "hydra.sweeper.max_batch_size=1 cpu_threads=1\n"
-    "#   python -m benchmark.report.reproduction --runs runs --out results"
-)
+MIN_RUNS = 3  # a cell with fewer finished runs is marked as provisional
+ABLATION_REFERENCE = "repro"  # the variant the ablation runs were started from (10 epochs)
+SWEEPS = {"repro": "reproduction", "repro_e60": "reproduction_e60"}  # variant -> conf/sweep
 NOTES = Path(__file__).resolve().parents[2] / "docs" / "reproduction.md"
 
 
-def cell(runs: Sequence[Run], preset: str, dataset: str, metric: str) -> dict:
+def commands(variant: str, compare: Sequence[str]) -> str:
+    """The commands that make the page of `variant` beside the variants `compare`."""
+    env = "ORDERBENCH_DATASETS=../shared/datasets WANDB_MODE=offline"
+    joined = " ".join(compare)
+    quoted = f'"{joined}"' if len(compare) > 1 else joined
+    page = f"VARIANT={variant}" + (f" COMPARE={quoted}" if compare else "")
+    sweep = SWEEPS.get(variant, f"<the sweep of {variant}>")
+    flags = " ".join([f"--variant {variant}", *(f"--compare-variant {v}" for v in compare)])
+    return "\n".join([
+        *(f"{env} make reproduction SWEEP_REPRO={SWEEPS.get(v, f'<the sweep of {v}>')}"
+          for v in compare),
+        f"{env} make reproduction SWEEP_REPRO={sweep} {page}",
+        "# each = python -m benchmark.train -m sweep=SWEEP_REPRO hydra/launcher=local "
+        "hydra.sweeper.max_batch_size=1 cpu_threads=1, then the page:",
+        f"make reproduction-report {page}",
+        f"# = python -m benchmark.report.reproduction --runs runs --out results {flags}",
+    ])  # fmt: skip
+
+
+def budget(runs: Sequence[Run]) -> str:
+    """The epoch budget of `runs` as their configs say, e.g. "≤10 epochs, patience 3"."""
+    seen = {
+        (run.config_value("trainer.max_epochs"), run.config_value("early_stopping.patience"))
+        for run in runs
+    }
+    return "; ".join(f"≤{epochs} epochs, patience {wait}" for epochs, wait in sorted(seen, key=str))
+
+
+def cell(
+    runs: Sequence[Run], preset: str, dataset: str, metric: str, variant: str = VARIANT,
+    budget_label: str = "",
+) -> dict:  # fmt: skip
     """One row of reproduction.csv: our figures of `metric` over `runs` and the paper's."""
     label, scale = METRICS[metric]
     values = [run.metrics[metric] * scale for run in runs if metric in run.metrics]
@@ -62,9 +98,12 @@ def cell(runs: Sequence[Run], preset: str, dataset: str, metric: str) -> dict:
     seeds_low, seeds_high = t_interval(values)
     paper = PAPER[(preset, dataset)][0 if metric == "tau" else 1]
     mean = row.get(f"{metric}_mean", math.nan) * scale
+    stopped = [run.record.get("stopped_by") for run in runs]
     return {
         "model": MODELS[preset], "preset": preset, "dataset": dataset, "metric": label,
-        "n_runs": len(values), "seeds": row.get("seeds", ""),
+        "variant": variant, "budget": budget_label or budget(runs),
+        "n_runs": len(values), "enough_runs": len(values) >= MIN_RUNS,
+        "seeds": row.get("seeds", ""),
         "mean": mean, "std": row.get(f"{metric}_std", math.nan) * scale,
         "ci_docs_low": low * scale, "ci_docs_high": high * scale,
         "ci_seeds_low": seeds_low, "ci_seeds_high": seeds_high,
@@ -72,6 +111,8 @@ def cell(runs: Sequence[Run], preset: str, dataset: str, metric: str) -> dict:
         "paper_in_ci": bool(low * scale <= paper <= high * scale) if values else False,
         "valid_tau": _valid(runs), "epochs": row.get("epochs", math.nan),
         "best_epoch": row.get("best_epoch", math.nan), "stopped_by": row.get("stopped_by", ""),
+        "n_early_stopping": stopped.count("early_stopping"),
+        "n_max_epochs": stopped.count("max_epochs"),
         "permutations": _permutations(runs) if metric == "disc_acc" else "",
     }  # fmt: skip
 
@@ -92,22 +133,32 @@ def _permutations(runs: Sequence[Run]) -> str:
     return ", ".join(sorted(seen))
 
 
-def build(runs: Sequence[Run], variant: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(the reproduction table, the other variants of the same presets and corpora)."""
+def build(
+    runs: Sequence[Run], variant: str, compare: Sequence[str] = (),
+    ablation_reference: str = ABLATION_REFERENCE,
+) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
+    """(the reproduction table: every cell at `variant`, then at each of `compare`, on
+    adjacent rows; the other variants of the same presets and corpora, each run beside the
+    `ablation_reference` run of its seed)."""
     groups = group_runs(runs)
+    budgets = [v for v in dict.fromkeys((variant, *compare))]
+    labels = {v: budget(variant_runs(groups, v)) for v in budgets}
     rows = [
-        cell(groups.get((dataset, preset, variant), []), preset, dataset, metric)
-        for dataset in DATASETS for preset in MODELS for metric in METRICS
+        cell(groups.get((dataset, preset, v), []), preset, dataset, metric, v, labels[v])
+        for dataset in DATASETS for preset in MODELS for metric in METRICS for v in budgets
     ]  # fmt: skip
-    base = {(r.dataset, r.preset, r.seed): r for r in groups_runs(groups, variant)}
+    base = {(r.dataset, r.preset, r.seed): r for r in variant_runs(groups, ablation_reference)}
     others = []
     for (dataset, preset, other), members in sorted(groups.items()):
-        if other == variant or preset not in MODELS or dataset not in DATASETS:
+        if other in budgets or other == ablation_reference:
+            continue
+        if preset not in MODELS or dataset not in DATASETS:
             continue
         for run in members:
             ref = base.get((dataset, preset, run.seed))
             others.append({
                 "dataset": dataset, "model": MODELS[preset], "variant": other, "seed": run.seed,
+                "budget": budget([run]), "reference": ablation_reference,
                 "tau": run.metrics.get("tau", math.nan),
                 "tau_repro": ref.metrics.get("tau", math.nan) if ref else math.nan,
                 "disc_pct": 100 * run.metrics.get("disc_acc", math.nan),
@@ -118,7 +169,8 @@ def build(runs: Sequence[Run], variant: str) -> tuple[pd.DataFrame, pd.DataFrame
     return pd.DataFrame(rows), pd.DataFrame(others)
 
 
-def groups_runs(groups: dict, variant: str) -> list[Run]:
+def variant_runs(groups: dict, variant: str) -> list[Run]:
+    """Every run of `variant` in `groups` (of `group_runs`)."""
     return [run for (_, _, v), members in groups.items() if v == variant for run in members]
 
 
@@ -128,71 +180,165 @@ def _f(value: float, digits: int) -> str:
     )
 
 
-def markdown(table: pd.DataFrame, others: pd.DataFrame, variant: str) -> str:
+def _cell_line(r: pd.Series, digits: int) -> str:
+    runs = str(r["n_runs"]) if r["enough_runs"] else f"{r['n_runs']} (< {MIN_RUNS})"
+    return (
+        f"| {r['model']} | {r['dataset']} | `{r['variant']}` | {runs} | "
+        f"{_f(r['mean'], digits)} ± {_f(r['std'], digits)} | "
+        f"[{_f(r['ci_docs_low'], digits)}, {_f(r['ci_docs_high'], digits)}] | "
+        f"{r['paper']} | {_f(r['diff'], digits)} | {'yes' if r['paper_in_ci'] else 'no'} | "
+        f"{_f(r['valid_tau'], 3)} | {r['n_early_stopping']} / {r['n_max_epochs']} | "
+        f"{_f(r['epochs'], 1)} ({_f(r['best_epoch'], 1)}) | {r['permutations'] or '—'} |"
+    )
+
+
+def _noise_lines(runs: Sequence[Run], budgets: Sequence[str]) -> list[str]:
+    """The selection-noise section: valid figures of every budget, then budget pairs."""
+    summary = summarise(noise_table(runs, budgets))
+    if summary.empty:
+        return []
+    summary = summary[summary.preset.isin(MODELS) & summary.dataset.isin(DATASETS)]
+    lines = [
+        "## Selection on 10 validation articles (valid figures only)", "",
+        "Early stopping and the tested checkpoint follow valid tau on fold 0 (10 articles). "
+        "Per cell, over its runs: the mean width of the selected checkpoint's bootstrap 95% "
+        "interval over the validation articles, the median change of valid tau from one "
+        "epoch to the next, the mean number of trained epochs whose valid tau lies inside "
+        "that interval (tied with the selection on these articles), the selected epoch of "
+        "each seed, and how many runs selected an epoch in the first third of the budget "
+        "(`python -m benchmark.report.selection_noise`).", "",
+        "| corpus | model | variant | runs | valid CI width | median epoch step "
+        "| epochs tied / trained | best epoch per seed | best in first third |",
+        "|---|---|---|---:|---:|---:|---|---|---:|",
+    ]  # fmt: skip
+    for _, r in summary.iterrows():
+        lines.append(
+            f"| {r['dataset']} | {MODELS[r['preset']]} | `{r['variant']}` | {r['n_runs']} | "
+            f"{_f(r['valid_ci_width'], 3)} | {_f(r['median_abs_step'], 3)} | "
+            f"{_f(r['tied_epochs'], 1)} / {_f(r['epochs'], 1)} | {r['best_epochs']} | "
+            f"{r['n_early_best']} of {r['n_runs']} |"
+        )
+    lines.append("")
+    for short, long in zip(budgets[1:], [budgets[0]] * len(budgets), strict=False):
+        pairs = budget_pairs(runs, short, long)
+        if pairs.empty:
+            continue
+        lines += [
+            f"Same seed at `{short}` and `{long}`: where the longer run trained through the "
+            "same epochs first (`same start`), the two selections differ only in how long "
+            "the search went on; test tau of both selected checkpoints as recorded (reported, "
+            "not used to choose).", "",
+            f"| corpus | model | seed | same start | best epoch ({short} → {long}) "
+            f"| valid tau | {short} valid CI | {long} inside it | test tau | test difference |",
+            "|---|---|---:|---|---|---|---|---|---|---:|",
+        ]  # fmt: skip
+        for _, p in pairs.iterrows():
+            lines.append(
+                f"| {p['dataset']} | {MODELS.get(p['preset'], p['preset'])} | {p['seed']} | "
+                f"{'yes' if p['same_start'] else 'no'} | "
+                f"{_f(p['best_epoch_short'], 0)} → {_f(p['best_epoch_long'], 0)} | "
+                f"{_f(p['valid_tau_short'], 3)} → {_f(p['valid_tau_long'], 3)} | "
+                f"{p['valid_ci_short']} | {'yes' if p['long_in_short_ci'] else 'no'} | "
+                f"{_f(p['test_tau_short'], 3)} → {_f(p['test_tau_long'], 3)} | "
+                f"{_f(p['test_tau_diff'], 3)} |"
+            )
+        lines.append("")
+    return lines
+
+
+def markdown(
+    table: pd.DataFrame, others: pd.DataFrame, variant: str, compare: Sequence[str] = (),
+    noise: Sequence[str] = (), ablation_reference: str = ABLATION_REFERENCE,
+) -> str:  # fmt: skip
+    """The page; `noise`: the lines of the selection-noise section (`_noise_lines`)."""
+    budgets = table.drop_duplicates("variant")[["variant", "budget"]]
     lines = [
         "# Reproduction of Cui et al. 2018, Tables 3 and 5 (Accidents, Earthquakes)",
         "",
         "Generated by `python -m benchmark.report.reproduction` from the runs of variant "
-        f"`{variant}`; do not edit by hand (the investigation below is docs/reproduction.md).",
+        f"`{variant}`" + (", beside " + ", ".join(f"`{v}`" for v in compare) if compare else "")
+        + "; do not edit by hand (the investigation below is docs/reproduction.md).",
+        "",
+        "Budgets (the same for every model; best valid checkpoint tested):",
+        "",
+        *(f"- `{b.variant}`: {b.budget or 'no finished run yet'}" for b in budgets.itertuples()),
         "",
         "Commands:",
         "",
         "```",
-        COMMAND,
+        commands(variant, compare),
         "```",
         "",
         "Columns: our mean ± std over the runs (seeds 0-2, fold 0), the percentile-bootstrap "
         "95% interval over test documents (each run's, averaged over runs), the published "
-        "figure, ours - published, and whether the published figure lies in our interval.",
+        "figure, ours - published, whether the published figure lies in our interval, the "
+        "mean valid tau, how many runs stopped by early stopping / at the epoch limit, and "
+        "the mean epochs trained (mean best epoch). Each cell has one row per budget. "
+        f"`(< {MIN_RUNS})`: fewer than {MIN_RUNS} finished runs so far, the figures are "
+        "provisional; `—`: no finished run.",
         "",
-    ]
+    ]  # fmt: skip
     for label, digits in (("tau", 3), ("discrimination %", 1)):
         source = "Table 3" if label == "tau" else "Table 5"
         lines += [f"## {label} (paper: {source})", "",
-                  "| model | corpus | runs | ours (mean ± std) | bootstrap 95% CI | paper | "
-                  "difference | paper in CI | valid tau | epochs (best) | permutations |",
-                  "|---|---|---:|---|---|---:|---:|---|---:|---|---|"]  # fmt: skip
-        for _, r in table[table["metric"] == label].iterrows():
-            lines.append(
-                f"| {r['model']} | {r['dataset']} | {r['n_runs']} | "
-                f"{_f(r['mean'], digits)} ± {_f(r['std'], digits)} | "
-                f"[{_f(r['ci_docs_low'], digits)}, {_f(r['ci_docs_high'], digits)}] | "
-                f"{r['paper']} | {_f(r['diff'], digits)} | {'yes' if r['paper_in_ci'] else 'no'} | "
-                f"{_f(r['valid_tau'], 3)} | {_f(r['epochs'], 1)} ({_f(r['best_epoch'], 1)}) | "
-                f"{r['permutations'] or '—'} |"
-            )
+                  "| model | corpus | variant | runs | ours (mean ± std) | bootstrap 95% CI | "
+                  "paper | difference | paper in CI | valid tau | stopped early / max | "
+                  "epochs (best) | permutations |",
+                  "|---|---|---|---:|---|---|---:|---:|---|---:|---|---|---|"]  # fmt: skip
+        lines += [_cell_line(r, digits) for _, r in table[table["metric"] == label].iterrows()]
         lines.append("")
     if len(others):
-        lines += ["## Ablations (one seed each, against the reproduction run of that seed)", "",
-                  "| corpus | model | variant | seed | tau | tau (repro) | disc % | disc % (repro) "
+        lines += [f"## Ablations (one seed each, against the `{ablation_reference}` run of "
+                  "that seed)", "",
+                  f"Every ablation was started from the `{ablation_reference}` run of its seed "
+                  f"({budget_of(table, ablation_reference)}) with one override; the `budget` "
+                  "column is the ablation's own (the budget ablations change it).", "",
+                  "| corpus | model | variant | seed | budget | tau | "
+                  f"tau ({ablation_reference}) | disc % | disc % ({ablation_reference}) "
                   "| valid tau | epochs (best) |",
-                  "|---|---|---|---:|---:|---:|---:|---:|---:|---|"]  # fmt: skip
+                  "|---|---|---|---:|---|---:|---:|---:|---:|---:|---|"]  # fmt: skip
         for _, r in others.iterrows():
             lines.append(
                 f"| {r['dataset']} | {r['model']} | {r['variant']} | {r['seed']} | "
-                f"{_f(r['tau'], 3)} | {_f(r['tau_repro'], 3)} | {_f(r['disc_pct'], 1)} | "
-                f"{_f(r['disc_pct_repro'], 1)} | {_f(r['valid_tau'], 3)} | "
-                f"{r['epochs']} ({r['best_epoch']}) |"
+                f"{r['budget']} | {_f(r['tau'], 3)} | {_f(r['tau_repro'], 3)} | "
+                f"{_f(r['disc_pct'], 1)} | {_f(r['disc_pct_repro'], 1)} | "
+                f"{_f(r['valid_tau'], 3)} | {r['epochs']} ({r['best_epoch']}) |"
             )
         lines.append("")
+    lines += list(noise)
     if NOTES.exists():
         lines += ["---", "", NOTES.read_text().strip(), ""]
     return "\n".join(lines)
+
+
+def budget_of(table: pd.DataFrame, variant: str) -> str:
+    """The budget label of `variant` in `table`, else the reference budget of the sweep."""
+    rows = table[(table.variant == variant) & (table.budget != "")]
+    return rows.budget.iloc[0] if len(rows) else "≤10 epochs, patience 3"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", default="runs")
     parser.add_argument("--out", default="results")
-    parser.add_argument("--variant", default=VARIANT)
+    parser.add_argument("--variant", default=VARIANT, help="the headline budget's variant")
+    parser.add_argument("--compare-variant", action="append", default=[], metavar="VARIANT",
+                        help="a further budget's variant, shown beside it (repeatable)")
+    parser.add_argument("--ablation-reference", default=ABLATION_REFERENCE,
+                        help="the variant the ablation runs were started from")
     args = parser.parse_args(argv)
-    table, others = build(collect_runs(args.runs), args.variant)
+    compare = [v for v in dict.fromkeys(args.compare_variant) if v != args.variant]
+    runs = collect_runs(args.runs)
+    table, others = build(runs, args.variant, compare, args.ablation_reference)
+    noise = _noise_lines(runs, [args.variant, *compare])
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "reproduction.csv", index=False)
     if len(others):
         others.to_csv(out / "reproduction_ablations.csv", index=False)
-    (out / "reproduction.md").write_text(markdown(table, others, args.variant))
+    (out / "reproduction.md").write_text(
+        markdown(table, others, args.variant, compare, noise, args.ablation_reference)
+    )
     print(f"wrote {out / 'reproduction.md'} and {out / 'reproduction.csv'}")
     return 0
 
