@@ -54,8 +54,16 @@ PAPER = {  # (preset, dataset) -> (tau, Table 3; discrimination %, Table 5)
 METRICS = {"tau": ("tau", 1.0), "disc_acc": ("discrimination %", 100.0)}
 MIN_RUNS = 3  # a cell with fewer finished runs is marked as provisional
 ABLATION_REFERENCE = "repro"  # the variant the ablation runs were started from (10 epochs)
-SWEEPS = {"repro": "reproduction", "repro_e60": "reproduction_e60"}  # variant -> conf/sweep
-NOTES = Path(__file__).resolve().parents[2] / "docs" / "reproduction.md"
+ROOT = Path(__file__).resolve().parents[2]
+NOTES = ROOT / "docs" / "reproduction.md"
+
+
+def sweep_of(variant: str) -> str:
+    """The conf/sweep/ file that runs into `variant` (repro_e60 -> reproduction_e60), as the
+    Makefile's `VARIANT` default pairs them; a placeholder when there is none."""
+    name = "reproduction" + variant.removeprefix("repro")
+    found = variant.startswith("repro") and (ROOT / "conf" / "sweep" / f"{name}.yaml").is_file()
+    return name if found else f"<the sweep of {variant}>"
 
 
 def commands(variant: str, compare: Sequence[str]) -> str:
@@ -64,11 +72,10 @@ def commands(variant: str, compare: Sequence[str]) -> str:
     joined = " ".join(compare)
     quoted = f'"{joined}"' if len(compare) > 1 else joined
     page = f"VARIANT={variant}" + (f" COMPARE={quoted}" if compare else "")
-    sweep = SWEEPS.get(variant, f"<the sweep of {variant}>")
+    sweep = sweep_of(variant)
     flags = " ".join([f"--variant {variant}", *(f"--compare-variant {v}" for v in compare)])
     return "\n".join([
-        *(f"{env} make reproduction SWEEP_REPRO={SWEEPS.get(v, f'<the sweep of {v}>')}"
-          for v in compare),
+        *(f"{env} make reproduction SWEEP_REPRO={sweep_of(v)}" for v in compare),
         f"{env} make reproduction SWEEP_REPRO={sweep} {page}",
         "# each = python -m benchmark.train -m sweep=SWEEP_REPRO hydra/launcher=local "
         "hydra.sweeper.max_batch_size=1 cpu_threads=1, then the page:",
