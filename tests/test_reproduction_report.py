@@ -11,6 +11,7 @@ import pytest
 from benchmark.records.run_collection import collect_runs
 from benchmark.report.reproduction import PAPER, build, main
 from benchmark.report.selection_noise import budget_pairs, noise_table, summarise, valid_curve
+from benchmark.report.selection_noise import main as noise_main
 from tests.fixtures_runs import write_run
 
 
@@ -176,6 +177,7 @@ def test_selection_noise_reads_the_log_and_counts_tied_epochs(budgets: Path):
     assert list(pairs.same_start) == [True, False]
     first = pairs.iloc[0]
     assert (first.best_epoch_short, first.best_epoch_long) == (2, 8)
+    assert (first.valid_short, first.valid_long) == pytest.approx((0.55, 0.62))
     assert not first.long_in_short_ci  # 0.62 is outside [0.50, 0.60]
 
 
@@ -186,3 +188,18 @@ def test_selection_noise_names_the_bad_line_of_a_log(budgets: Path):
     run = next(r for r in collect_runs(budgets) if r.path == run_dir)
     with pytest.raises(ValueError, match=r"metrics\.csv:3: not a number"):
         valid_curve(run)
+
+
+def test_selection_noise_command_prints_cells_and_pairs_and_writes_runs(
+    budgets: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+):
+    out = tmp_path / "noise.csv"
+    argv = ["--runs", str(budgets), "--variant", "repro", "--variant", "repro_e60",
+            "--pair", "repro:repro_e60", "--out", str(out)]  # fmt: skip
+    assert noise_main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "2,10,10" in printed and "repro vs repro_e60:" in printed
+    assert out.read_text().count("\n") == 1 + 3 + 2  # header, repro x 3, repro_e60 x 2
+    with pytest.raises(SystemExit):
+        noise_main(["--runs", str(budgets), "--pair", "repro"])
+    assert "expected SHORT:LONG" in capsys.readouterr().err

@@ -90,7 +90,10 @@ def budget(runs: Sequence[Run]) -> str:
         (run.config_value("trainer.max_epochs"), run.config_value("early_stopping.patience"))
         for run in runs
     }
-    return "; ".join(f"≤{epochs} epochs, patience {wait}" for epochs, wait in sorted(seen, key=str))
+    return "; ".join(
+        f"≤{epochs} epochs, patience {wait}" if epochs is not None else "budget unrecorded"
+        for epochs, wait in sorted(seen, key=str)
+    )
 
 
 def cell(
@@ -201,13 +204,15 @@ def _cell_line(r: pd.Series, digits: int) -> str:
 
 def _noise_lines(runs: Sequence[Run], budgets: Sequence[str]) -> list[str]:
     """The selection-noise section: valid figures of every budget, then budget pairs."""
-    summary = summarise(noise_table(runs, budgets))
-    if summary.empty:
+    table = noise_table(runs, budgets)
+    if table.empty:
         return []
-    summary = summary[summary.preset.isin(MODELS) & summary.dataset.isin(DATASETS)]
+    table = table[table.preset.isin(MODELS) & table.dataset.isin(DATASETS)]
+    summary = summarise(table)
+    docs = "/".join(str(int(n)) for n in sorted(table.n_valid_docs.dropna().unique())) or "?"
     lines = [
-        "## Selection on 10 validation articles (valid figures only)", "",
-        "Early stopping and the tested checkpoint follow valid tau on fold 0 (10 articles). "
+        f"## Selection on {docs} validation articles (valid figures only)", "",
+        f"Early stopping and the tested checkpoint follow valid tau on fold 0 ({docs} articles). "
         "Per cell, over its runs: the mean width of the selected checkpoint's bootstrap 95% "
         "interval over the validation articles, the median change of valid tau from one "
         "epoch to the next, the mean number of trained epochs whose valid tau lies inside "
@@ -244,7 +249,7 @@ def _noise_lines(runs: Sequence[Run], budgets: Sequence[str]) -> list[str]:
                 f"| {p['dataset']} | {MODELS.get(p['preset'], p['preset'])} | {p['seed']} | "
                 f"{'yes' if p['same_start'] else 'no'} | "
                 f"{_f(p['best_epoch_short'], 0)} → {_f(p['best_epoch_long'], 0)} | "
-                f"{_f(p['valid_tau_short'], 3)} → {_f(p['valid_tau_long'], 3)} | "
+                f"{_f(p['valid_short'], 3)} → {_f(p['valid_long'], 3)} | "
                 f"{p['valid_ci_short']} | {'yes' if p['long_in_short_ci'] else 'no'} | "
                 f"{_f(p['test_tau_short'], 3)} → {_f(p['test_tau_long'], 3)} | "
                 f"{_f(p['test_tau_diff'], 3)} |"

@@ -13,11 +13,12 @@ CSV log (`csv/metrics.csv`) this module measures, using valid figures only:
 - the selected (best) epoch, its spread over seeds, and how often it lies in the first
   third of the epoch budget.
 
-`budget_pairs` sets two variants of the same runs side by side (e.g. a 10- and a 60-epoch
-budget, same seeds): where the longer run's log starts with the shorter run's epochs, the
-two selections differ only in how long the search went on, and the recorded test tau of
-both selected checkpoints shows what that choice moved. Test figures are only reported,
-never used to choose anything.
+The figures are of the monitored valid figure (`early_stopping.monitor`: tau, or pm_f
+with distractors). `budget_pairs` sets two variants of the same runs side by side (e.g. a
+10- and a 60-epoch budget, same seeds): where the longer run's log starts with the shorter
+run's epochs, the two selections differ only in how long the search went on, and the
+recorded test tau of both selected checkpoints shows what that choice moved. Test figures
+are only reported, never used to choose anything.
 
     python -m benchmark.report.selection_noise [--runs runs] [--variant repro ...]
         [--pair repro:repro_e60] [--out results/selection_noise.csv]
@@ -37,12 +38,19 @@ import pandas as pd
 from benchmark.records.run_collection import Run, collect_runs, group_runs
 
 LOG = Path("csv") / "metrics.csv"
-MONITOR = "val/tau"
+MONITOR = "val/tau"  # `early_stopping.monitor` when the config does not say
 SAME = 1e-6  # logged float32 figures of two runs that agree to this are the same epoch
 
 
+def monitor(run: Run) -> str:
+    """The logged figure that chose the run's checkpoint, e.g. `val/tau`."""
+    value = run.config_value("early_stopping.monitor")
+    return value if isinstance(value, str) and value.startswith("val/") else MONITOR
+
+
 def valid_curve(run: Run) -> list[float]:
-    """Valid tau after each trained epoch (index 0 = epoch 1), from the run's CSV log.
+    """The monitored valid figure after each trained epoch (index 0 = epoch 1), from the
+    run's CSV log.
 
     The log's rows after the last trained epoch (the final evaluation of the selected
     checkpoint) are left out; an epoch logged twice keeps its first value. Empty when the
@@ -51,11 +59,11 @@ def valid_curve(run: Run) -> list[float]:
     path = run.path / LOG
     if not path.is_file():
         return []
-    trained = run.record.get("epochs")
+    trained, column = run.record.get("epochs"), monitor(run)
     values: dict[int, float] = {}
     with path.open(newline="") as handle:
         for line, row in enumerate(csv.DictReader(handle), start=2):
-            text, epoch = (row.get(MONITOR) or "").strip(), (row.get("epoch") or "").strip()
+            text, epoch = (row.get(column) or "").strip(), (row.get("epoch") or "").strip()
             if not text or not epoch:
                 continue
             try:
@@ -78,9 +86,13 @@ def _budget(run: Run) -> tuple[float, float]:
 
 
 def run_noise(run: Run) -> dict:
-    """The selection-noise figures of one run (valid only; test tau reported beside)."""
+    """The selection-noise figures of one run (valid only; test tau reported beside).
+
+    `valid` and its interval are of the monitored figure (`monitor`: valid tau, or pm_f
+    with distractors)."""
+    metric = monitor(run).removeprefix("val/")
     valid = (run.record.get("split") or {}).get("valid") or {}
-    interval = ((run.record.get("ci") or {}).get("valid") or {}).get("tau") or {}
+    interval = ((run.record.get("ci") or {}).get("valid") or {}).get(metric) or {}
     low, high = interval.get("ci_low", math.nan), interval.get("ci_high", math.nan)
     curve = np.asarray(valid_curve(run), dtype=float)  # (epochs,)
     tied = np.flatnonzero((curve >= low) & (curve <= high)) + 1  # 1-based epochs
@@ -89,11 +101,11 @@ def run_noise(run: Run) -> dict:
     best = float(best) if isinstance(best, (int, float)) else math.nan
     return {
         "dataset": run.dataset, "preset": run.preset, "variant": run.variant, "seed": run.seed,
-        "max_epochs": max_epochs, "patience": patience,
+        "max_epochs": max_epochs, "patience": patience, "monitor": monitor(run),
         "n_valid_docs": valid.get("n_docs", math.nan),
         "epochs": run.record.get("epochs", math.nan), "best_epoch": best,
         "stopped_by": run.record.get("stopped_by") or "",
-        "valid_tau": valid.get("tau", math.nan), "valid_ci_low": low, "valid_ci_high": high,
+        "valid": valid.get(metric, math.nan), "valid_ci_low": low, "valid_ci_high": high,
         "valid_ci_width": high - low,
         "tied_epochs": len(tied), "first_tied_epoch": int(tied[0]) if len(tied) else math.nan,
         "median_abs_step": float(np.median(np.abs(np.diff(curve)))) if len(curve) > 1 else math.nan,
@@ -160,9 +172,9 @@ def budget_pairs(runs: Sequence[Run], short: str, long: str) -> pd.DataFrame:
                 "dataset": dataset, "preset": preset, "seed": run.seed,
                 "same_start": _shares_prefix(run, other),
                 "best_epoch_short": a["best_epoch"], "best_epoch_long": b["best_epoch"],
-                "valid_tau_short": a["valid_tau"], "valid_tau_long": b["valid_tau"],
+                "valid_short": a["valid"], "valid_long": b["valid"],
                 "valid_ci_short": f"[{a['valid_ci_low']:.3f}, {a['valid_ci_high']:.3f}]",
-                "long_in_short_ci": bool(a["valid_ci_low"] <= b["valid_tau"]
+                "long_in_short_ci": bool(a["valid_ci_low"] <= b["valid"]
                                          <= a["valid_ci_high"]),
                 "test_tau_short": a["test_tau"], "test_tau_long": b["test_tau"],
                 "test_tau_diff": b["test_tau"] - a["test_tau"],
