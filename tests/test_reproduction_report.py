@@ -147,7 +147,8 @@ def test_page_shows_both_budgets_the_short_cells_and_the_selection_noise(
     assert "| ATTOrderNet | accident | `repro_e60` | 2 (< 3) | 95.5 ± 0.7 |" in text
     assert "| ATTOrderNet | accident | `repro` | 3 | 92.0 ± 2.0 |" in text
     assert "| 1 / 2 | 8.3 (7.3) |" in text  # repro: stopped early / at max, epochs (best)
-    assert "| CNN+PtrNet | accident | `repro_e60` | 0 (< 3) | — ± — |" in text
+    empty = "| CNN+PtrNet | accident | `repro_e60` | 0 (< 3) | — ± — | [—, —] | 93.5 | — | — |"
+    assert empty in text  # shown, marked, no figures
     assert "make reproduction SWEEP_REPRO=reproduction_e60 VARIANT=repro_e60 COMPARE=repro" in text
     assert "make reproduction-report VARIANT=repro_e60 COMPARE=repro" in text
     assert "against the `repro` run of that seed" in text and "mean_pooling" in text

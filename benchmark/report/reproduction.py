@@ -192,11 +192,12 @@ def _f(value: float, digits: int) -> str:
 
 def _cell_line(r: pd.Series, digits: int) -> str:
     runs = str(r["n_runs"]) if r["enough_runs"] else f"{r['n_runs']} (< {MIN_RUNS})"
+    inside = "—" if not r["n_runs"] else "yes" if r["paper_in_ci"] else "no"
     return (
         f"| {r['model']} | {r['dataset']} | `{r['variant']}` | {runs} | "
         f"{_f(r['mean'], digits)} ± {_f(r['std'], digits)} | "
         f"[{_f(r['ci_docs_low'], digits)}, {_f(r['ci_docs_high'], digits)}] | "
-        f"{r['paper']} | {_f(r['diff'], digits)} | {'yes' if r['paper_in_ci'] else 'no'} | "
+        f"{r['paper']} | {_f(r['diff'], digits)} | {inside} | "
         f"{_f(r['valid_tau'], 3)} | {r['n_early_stopping']} / {r['n_max_epochs']} | "
         f"{_f(r['epochs'], 1)} ({_f(r['best_epoch'], 1)}) | {r['permutations'] or '—'} |"
     )
