@@ -11,17 +11,27 @@ from PIL import Image
 
 from benchmark.records.run_collection import collect_runs
 from benchmark.records.run_record import write_run_record
-from benchmark.report.ablations import ABLATIONS, ablation_levels, compared_levels, factor_value
+from benchmark.report.ablation_studies import ablation_studies
+from benchmark.report.ablations import ablation_levels, compared_levels, factor_value
 from benchmark.report.plot_style import PRESET_COLOURS, preset_colour
 from benchmark.report.plots import main, make_plots, run_breakdowns
 
 HAN_BASE = {"_target_": "models.presets.han", "num_blocks": 3, "heads": 4, "dropout": 0.05}
 HAN_ABLATIONS = (  # variant -> overrides of the base settings, as an ablation sweep makes
-    ("blocks1", {"num_blocks": 1}), ("blocks2", {"num_blocks": 2}),
-    ("heads2", {"heads": 2}), ("heads8", {"heads": 8}),
-    ("dropout0", {"dropout": 0.0}), ("dropout0.2", {"dropout": 0.2}),
+    ("blocks_1", {"num_blocks": 1}), ("blocks_2", {"num_blocks": 2}),
+    ("heads_2", {"heads": 2}), ("heads_8", {"heads": 8}),
+    ("dropout_0.0", {"dropout": 0.0}), ("dropout_0.2", {"dropout": 0.2}),
     ("no_word_attention", {"word_attention": False}),
 )
+ATTORDERNET_DEVIATIONS = (  # variant -> the one setting it changes (conf/ablation/)
+    ("mean_pooling", {"sentence_pooling": "mean"}),
+    ("paragraph_keys", {"pointer_keys": "paragraph"}),
+    ("released_cell", {"initial_cell": "paragraph"}),
+)
+
+
+def study(name: str):
+    return next(study for study in ablation_studies() if study.name == name)
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +50,12 @@ def runs(tmp_path_factory) -> Path:
     for preset in ("attordernet", "attordernet_att"):
         write_run(root, preset, 0, 0.6, variant="positions",
                   net={"_target_": f"models.presets.{preset}", "paragraph_positions": True})
+    for variant, setting in ATTORDERNET_DEVIATIONS:
+        write_run(root, "attordernet", 0, 0.7, variant=variant,
+                  net={"_target_": "models.presets.attordernet", **setting})
+    # a variant of no conf/ablation/ file (e.g. another budget): in no ablation study
+    write_run(root, "attordernet", 0, 0.2, variant="epochs30",
+              net={"_target_": "models.presets.attordernet"})
     return root
 
 
@@ -51,7 +67,7 @@ def plots(runs: Path, tmp_path_factory) -> tuple[dict[str, Path], list[str]]:
 def test_every_plot_is_drawn(plots):
     written, notes = plots
     expected = {"brown_main_metrics", "brown_tau_by_length", "brown_tau_by_genre"} | {
-        f"brown_ablation_{study.name}" for study in ABLATIONS
+        f"brown_ablation_{study.name}" for study in ablation_studies()
     }
     assert set(written) == expected
     assert notes == []
@@ -71,28 +87,36 @@ def test_plot_files_are_valid_non_trivial_png_images(plots):
 
 def test_one_factor_studies_keep_other_factors_at_the_base_setting(runs: Path):
     brown = collect_runs(runs)
-    blocks = next(study for study in ABLATIONS if study.name == "han_blocks")
+    blocks = study("han_blocks")
     levels = ablation_levels(blocks, brown)
     assert list(levels) == [1, 2, 3]
     assert [len(group) for group in levels.values()] == [1, 1, 2]  # base runs: 2 seeds
-    words = next(study for study in ABLATIONS if study.name == "han_word_attention")
+    words = study("han_word_attention")
     assert {value: len(group) for value, group in ablation_levels(words, brown).items()} == {
         False: 1, True: 2
     }
-    dropout = next(study for study in ABLATIONS if study.name == "han_dropout")
+    dropout = study("han_dropout")
     assert list(ablation_levels(dropout, brown)) == [0.0, 0.05, 0.2]
 
 
 def test_a_one_factor_study_over_several_presets_pairs_preset_and_value(runs: Path):
-    positions = next(study for study in ABLATIONS if study.name == "attordernet_positions")
+    positions = study("attordernet_positions")
     levels = ablation_levels(positions, collect_runs(runs))
     assert list(levels) == [
         ("attordernet", False), ("attordernet", True),
         ("attordernet_att", False), ("attordernet_att", True), ("attordernet_cnn", False),
     ]
     assert compared_levels(positions, levels) == 2
+    # the deviation runs of attordernet differ in another studied setting: left out
+    assert len(levels[("attordernet", False)]) == 2  # the base runs, 2 seeds
     only_base = {level: group for level, group in levels.items() if level[1] is False}
     assert compared_levels(positions, only_base) == 1
+
+
+def test_a_deviation_study_sets_the_paper_setting_against_the_deviation(runs: Path):
+    levels = ablation_levels(study("attordernet_sentence_pooling"), collect_runs(runs))
+    # base runs at the preset's default; the other deviations and `epochs30` are left out
+    assert {value: len(group) for value, group in levels.items()} == {"last": 2, "mean": 1}
 
 
 def test_missing_config_values_fall_back_to_the_preset_default(runs: Path):
@@ -103,7 +127,7 @@ def test_missing_config_values_fall_back_to_the_preset_default(runs: Path):
 
 
 def test_preset_studies_use_base_variants_in_table_order(runs: Path):
-    swap = next(study for study in ABLATIONS if study.name == "attordernet_sentence_encoder")
+    swap = study("attordernet_sentence_encoder")
     levels = ablation_levels(swap, collect_runs(runs))
     assert list(levels) == list(swap.presets)
     assert all(run.variant == "base" for group in levels.values() for run in group)

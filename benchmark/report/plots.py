@@ -9,9 +9,9 @@ output directory:
   documents averaged over seeds (the leaderboard's `ci_docs`), dots = single seeds; a
   preset with fewer seeds than the others is starred (the leaderboard shows it apart);
 - `<dataset>_ablation_<study>.png`: tau and pmr against each study of
-  `benchmark.report.ablations.ABLATIONS` (HAN blocks, heads, dropout, word attention;
-  ATTOrderNet positional encoding; sentence-encoder swaps), same bars and dots, or a
-  line over a numeric setting;
+  `conf/ablation_study/` (`benchmark.report.ablation_studies`: HAN blocks, heads, dropout,
+  word attention; ATTOrderNet positional encoding and its deviations from the paper;
+  sentence-encoder swaps), same bars and dots, or a line over a numeric setting;
 - `<dataset>_tau_by_length.png` and `<dataset>_tau_by_genre.png`: tau of every preset
   per paragraph-length bucket and per Brown genre, from the breakdowns of the run
   records (`benchmark.metrics.breakdowns`; recomputed from `predictions.jsonl` for records
@@ -37,7 +37,8 @@ from benchmark.cli_options import EXIT_BAD_INPUT
 from benchmark.metrics.breakdowns import LENGTH_LABELS, breakdowns
 from benchmark.records.run_collection import DEFAULT_VARIANT, Run, collect_runs
 from benchmark.records.run_predictions import load_run
-from benchmark.report.ablations import ABLATIONS, Ablation, ablation_levels, compared_levels
+from benchmark.report.ablation_studies import Ablation, StudyDefinitionError, ablation_studies
+from benchmark.report.ablations import ablation_levels, compared_levels
 from benchmark.report.leaderboard import MAIN_METRICS, summarise_row
 from benchmark.report.plot_style import metric_label, new_figure, preset_colour, save_png
 from benchmark.report.wandb_export import log_plots
@@ -245,7 +246,7 @@ def make_plots(runs: Sequence[Run], out_dir: Path) -> tuple[dict[str, Path], lis
             main_metrics_plot(dataset, groups) if groups else None,
             f"no run with variant={DEFAULT_VARIANT}",
         )
-        for study in ABLATIONS:
+        for study in ablation_studies():
             levels = ablation_levels(study, on_dataset)
             compared = compared_levels(study, levels)
             figure = ablation_plot(study, dataset, levels) if compared > 1 else None
@@ -301,6 +302,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_BAD_INPUT
     for warning in caught:
         print(f"benchmark.report.plots: warning: {warning.message}", file=sys.stderr)
+    try:
+        ablation_studies()
+    except StudyDefinitionError as error:
+        print(f"benchmark.report.plots: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if not runs:
         print(f"benchmark.report.plots: error: no finished run under {args.runs}", file=sys.stderr)
         return EXIT_BAD_INPUT
