@@ -8,9 +8,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from fixtures_runs import write_run
 from omegaconf import OmegaConf
 
 from benchmark.harness.config import CONF_DIR, compose_config
+from benchmark.report import plots
 from benchmark.report.ablation_studies import (
     StudyDefinitionError,
     ablation_studies,
@@ -102,3 +104,17 @@ def test_a_variant_file_without_its_label_is_named(conf: Path):
     )
     with pytest.raises(StudyDefinitionError, match=r"han_blocks_8\.yaml: variant must be set"):
         load_studies(conf)
+
+
+def test_the_plots_command_refuses_a_broken_study_in_one_line(monkeypatch, capsys, tmp_path):
+    def broken():
+        raise StudyDefinitionError("conf/ablation_study/x.yaml: give either ablations or presets")
+
+    write_run(tmp_path / "runs", "han", 0, 0.7)
+    monkeypatch.setattr(plots, "ablation_studies", broken)
+    assert plots.main(["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "plots")]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "benchmark.report.plots: error: conf/ablation_study/x.yaml: give either ablations or "
+        "presets"
+    ]
+    assert not (tmp_path / "plots").exists()
