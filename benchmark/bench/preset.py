@@ -8,7 +8,8 @@ synthetic paragraphs, and the comparison with the one-document reference search
 (`bench_reference`). `python -m benchmark.bench.suite` runs each preset in a fresh process, so
 its peak memory and threads are its own.
 
-MiniLM's persistent vector store is switched off (`net.minilm_store=null`): the figures
+MiniLM's persistent vector store is switched off (`net.minilm_store=null`, and
+`net.encoder_store=null` for the fine-tuned encoder's frozen states): the figures
 then do not depend on what earlier runs stored, and the synthetic sentences are not
 stored. MiniLM still caches vectors within the process, so its training figures include
 encoding every new sentence (a first epoch), its decoding figures do not (after warm-up).
@@ -29,7 +30,10 @@ from benchmark.bench.training import training_throughput
 from benchmark.harness.config import compose_config
 from benchmark.harness.run import build_datamodule, build_task
 
-OVERRIDES = {"minilm_ptrnet": ["++model.net.minilm_store=null"]}
+OVERRIDES = {
+    "minilm_ptrnet": ["++model.net.minilm_store=null"],
+    "minilm_finetune": ["++model.net.encoder_store=null"],
+}
 
 
 @dataclass(frozen=True)

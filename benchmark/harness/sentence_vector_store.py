@@ -10,9 +10,15 @@ encoded by two runs at once is simply stored twice. New vectors are written once
 first cached pass after the encoding one): a crash loses at most those pending vectors,
 which the next run encodes again.
 
+A value may also be a tensor per sentence of varying first size, e.g. the (t, H) token
+states of a fine-tuned encoder's frozen layers (`models/sentence_transformer_finetuned.py`):
+a shard whose values differ in shape keeps them concatenated along the first dimension,
+with their sizes (`{"texts", "vectors": (Σt, H), "lengths": (S,)}`).
+
 `VectorStoreFolder` is what a model receives (`net.minilm_store` in
-conf/model/minilm_ptrnet.yaml): a folder holding one store per encoder version, opened by
-name, so models/ never writes files itself.
+conf/model/minilm_ptrnet.yaml, `net.encoder_store` in conf/model/minilm_finetune.yaml): a
+folder holding one store per encoder version, opened by name, so models/ never writes
+files itself.
 """
 
 from __future__ import annotations
@@ -36,11 +42,14 @@ class SentenceVectorStore:
         self._pending: dict[str, Tensor] = {}  # text -> (d,) not yet on disk
 
     def load(self) -> dict[str, Tensor]:
-        """Every stored vector: text -> (d,) float32 on the CPU."""
+        """Every stored tensor: text -> (d,) (or (t, H)) as written, on the CPU."""
         vectors: dict[str, Tensor] = {}
         for shard in sorted(self.directory.glob("*.pt")):
             content = torch.load(shard, map_location="cpu", weights_only=True)
-            vectors.update(zip(content["texts"], content["vectors"], strict=True))
+            values = content["vectors"]
+            if "lengths" in content:  # values of different sizes, concatenated
+                values = values.split(content["lengths"].tolist())
+            vectors.update(zip(content["texts"], values, strict=True))
         if vectors:
             log.info("sentence vectors: %d loaded from %s", len(vectors), self.directory)
         return vectors
@@ -56,10 +65,13 @@ class SentenceVectorStore:
         """Write the pending vectors as one new shard."""
         if not self._pending:
             return
-        content = {
-            "texts": list(self._pending),
-            "vectors": torch.stack(list(self._pending.values())),
-        }
+        values = list(self._pending.values())
+        content = {"texts": list(self._pending)}
+        if len({value.shape for value in values}) == 1:
+            content["vectors"] = torch.stack(values)  # (S, *shape)
+        else:
+            content["vectors"] = torch.cat(values)  # (Σ t, *rest)
+            content["lengths"] = torch.tensor([len(value) for value in values])  # (S,)
         atomic_write(
             self.directory / f"{uuid.uuid4().hex}.pt", lambda tmp: torch.save(content, tmp)
         )

@@ -7,6 +7,7 @@ from torch import Tensor
 from models.ordering_model import OrderingModel
 from models.presets.attordernet import AttOrderNetSettings, takes_settings
 from models.registry import register_preset
+from models.sentence_minilm import VectorStores
 from models.sentence_transformer_finetuned import FineTunedSentenceEncoder
 
 
@@ -25,7 +26,8 @@ def minilm_finetune(
     train_layers: int | None = 1,  # top encoder layers that train; None: all (GPU setting)
     cache_frozen: bool = True,  # frozen layers' outputs computed once per sentence
     max_tokens: int = 128,  # sub-word tokens per sentence
-    encoder_batch_size: int = 128,  # sentences per pass of the frozen layers
+    encoder_batch_size: int = 128,  # sentences per encoder pass (length-sorted chunks)
+    encoder_store: VectorStores | None = None,  # frozen states kept across runs; None: not kept
     encoder_lr: float | None = 2e-5,  # the encoder's learning rate; None: the optimiser's
     warmup_steps: int = 0,  # linear warm-up of every learning rate, in optimiser steps
     hidden_dim: int = 384,  # paragraph encoder width = decoder LSTM units (MiniLM: 384)
@@ -33,7 +35,8 @@ def minilm_finetune(
 ) -> OrderingModel:
     """Sentence vectors = mean-pooled outputs of a pretrained Transformer whose top
     `train_layers` layers are fine-tuned with the ordering loss (at `encoder_lr`), the
-    rest frozen and, with `cache_frozen`, run once per distinct sentence; then
+    rest frozen and, with `cache_frozen`, run once per distinct sentence (and kept in
+    `encoder_store` across runs); then
     ATTOrderNet's self-attention paragraph encoder and LSTM pointer decoder. Reads
     batch["texts"]; needs the optional `minilm` extra for the default encoder."""
     if shared.get("paragraph_positions"):
@@ -46,6 +49,7 @@ def minilm_finetune(
         batch_size=encoder_batch_size,
         learning_rate=encoder_lr,
         warmup_steps=warmup_steps,
+        store=encoder_store,
     )
     settings = AttOrderNetSettings(hidden_dim=hidden_dim, **shared)
     return settings.model(None, sentence_encoder)
