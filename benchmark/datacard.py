@@ -27,6 +27,7 @@ from collections.abc import Sequence
 
 from omegaconf import DictConfig
 
+from benchmark.cli_options import asks_for_help
 from benchmark.harness.config import compose_config
 from benchmark.harness.run import build_datamodule
 from data.document import Document
@@ -108,6 +109,8 @@ def datacard(cfg: DictConfig) -> dict:
 
 
 def main(overrides: list[str]) -> None:
+    if asks_for_help(overrides, "python -m benchmark.datacard [OVERRIDE ...]", __doc__):
+        return
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     cfg = compose_config([*overrides, "++model.embeddings=null"])  # no word vectors needed
     try:

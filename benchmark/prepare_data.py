@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 import sys
 
+from benchmark.cli_options import asks_for_help
 from benchmark.harness.config import compose_config
 from benchmark.harness.run import build_datamodule, build_task
 
 
 def main(overrides: list[str]) -> None:
+    if asks_for_help(overrides, "python -m benchmark.prepare_data [OVERRIDE ...]", __doc__):
+        return
     cfg = compose_config(overrides)
     datamodule = build_datamodule(cfg)
     datamodule.prepare_data()

@@ -56,3 +56,13 @@ def test_train_composes_its_config_through_the_command():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "_target_: models.presets.han" in result.stdout
+
+
+@pytest.mark.parametrize("module", ["benchmark.datacard", "benchmark.prepare_data"])
+def test_config_tools_answer_help_as_python_m_too(module):
+    """`python -m benchmark.<tool> --help` prints the usage instead of parsing `--help` as an
+    override."""
+    result = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.startswith(f"usage: python -m {module} [OVERRIDE ...]")
