@@ -48,7 +48,7 @@ def load_minilm(device: str = "cpu") -> nn.Module:
 class VectorStore(Protocol):
     """Sentence vectors kept on disk (`benchmark.harness.sentence_vector_store`)."""
 
-    def load(self) -> dict[str, Tensor]: ...  # text -> (d,)
+    def load(self) -> dict[str, Tensor]: ...  # text -> (d,), or (t, H) token states
     def add(self, vectors: dict[str, Tensor]) -> None: ...
     def flush(self) -> None: ...
 
