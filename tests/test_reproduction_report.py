@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmark.records.run_collection import collect_runs
-from benchmark.report.reproduction import PAPER, build, main
+from benchmark.report.reproduction import PAPER, ablation_summary, beyond_paper, build, main
 from benchmark.report.selection_noise import budget_pairs, noise_table, summarise, valid_curve
 from benchmark.report.selection_noise import main as noise_main
 from tests.fixtures_runs import write_run
@@ -151,7 +151,8 @@ def test_page_shows_both_budgets_the_short_cells_and_the_selection_noise(
     assert empty in text  # shown, marked, no figures
     assert "make reproduction SWEEP_REPRO=reproduction_e60 VARIANT=repro_e60 COMPARE=repro" in text
     assert "make reproduction-report VARIANT=repro_e60 COMPARE=repro" in text
-    assert "against the `repro` run of that seed" in text and "mean_pooling" in text
+    assert "## Ablations (each against the reproduction run of its own budget)" in text
+    assert "| ATTOrderNet | mean_pooling | ≤10 epochs, patience 3 | `repro` | 1 |" in text
     assert "## Selection on 10 validation articles" in text
     assert "| accident | ATTOrderNet | 0 | yes | 2 → 8 | 0.550 → 0.620 |" in text
     assert "| accident | ATTOrderNet | 1 | no |" in text  # seed 1 started otherwise
@@ -204,3 +205,82 @@ def test_selection_noise_command_prints_cells_and_pairs_and_writes_runs(
     with pytest.raises(SystemExit):
         noise_main(["--runs", str(budgets), "--pair", "repro"])
     assert "expected SHORT:LONG" in capsys.readouterr().err
+
+
+@pytest.fixture
+def ablations(budgets: Path) -> Path:
+    """`budgets` with a 2-seed ablation at the 60-epoch budget, a 1-seed ablation at a
+    budget of its own (30 epochs), and two presets not in the paper at `repro_e60`: one
+    on the same test documents, one on other documents."""
+    for seed, acc in ((0, 0.97), (1, 0.99)):
+        run_dir = write_run(budgets, "attordernet", seed, 0.7, "accident",
+                            "random_vectors_e60")  # fmt: skip
+        add_discrimination(run_dir, acc, True)
+        add_training(run_dir, SHORT, 2, (60, 8))
+    run_dir = write_run(budgets, "attordernet", 0, 0.6, "accident", "epochs30")
+    add_training(run_dir, SHORT, 2, (30, 8))
+    run_dir = write_run(budgets, "pairwise_tsort", 0, 0.95, "accident", "repro_e60")
+    add_discrimination(run_dir, 0.98, True)
+    add_training(run_dir, SHORT, 2, (60, 8))
+    run_dir = write_run(budgets, "minilm_finetune", 0, 0.95, "accident", "repro_e60",
+                        n_docs=30)  # fmt: skip
+    add_training(run_dir, SHORT, 2, (60, 8))
+    return budgets
+
+
+def test_ablations_are_set_against_the_run_of_their_own_budget(ablations: Path):
+    runs = collect_runs(ablations)
+    _, others = build(runs, "repro_e60", ["repro"])
+    reference = dict(zip(others.variant, others.reference, strict=False))
+    assert reference == {"random_vectors_e60": "repro_e60", "epochs30": "repro",
+                         "mean_pooling": "repro"}  # fmt: skip
+    summary = ablation_summary(others).set_index("variant")
+    rv = summary.loc["random_vectors_e60"]
+    tau = {(r.variant, r.seed): r.metrics["tau"] for r in runs if r.preset == "attordernet"}
+    ours = [tau[("random_vectors_e60", s)] for s in (0, 1)]
+    base = [tau[("repro_e60", s)] for s in (0, 1)]
+    assert (rv.n_seeds, rv.n_reference, rv.same_budget) == (2, 2, True)
+    assert rv.tau_mean == pytest.approx(sum(ours) / 2)
+    assert rv.tau_std == pytest.approx(abs(ours[0] - ours[1]) / math.sqrt(2))
+    assert rv.tau_reference == pytest.approx(sum(base) / 2)
+    assert rv.tau_diff == pytest.approx(rv.tau_mean - rv.tau_reference)
+    assert rv.disc_pct_mean == pytest.approx(98.0) and rv.disc_pct_reference == pytest.approx(95.5)
+    e30 = summary.loc["epochs30"]  # 30/8 matches no compared budget: the 10-epoch run
+    assert (e30.reference, e30.same_budget, e30.n_seeds) == ("repro", False, 1)
+    assert e30.tau_reference == pytest.approx(tau[("repro", 0)]) and math.isnan(e30.tau_std)
+
+
+def test_presets_not_in_the_paper_beside_attordernet_at_the_same_variant(ablations: Path):
+    runs = collect_runs(ablations)
+    table = beyond_paper(runs, "repro_e60", n_resamples=200).set_index("preset")
+    assert sorted(table.index) == ["minilm_finetune", "pairwise_tsort"]
+    pairwise = table.loc["pairwise_tsort"]
+    tau = {(r.preset, r.seed): r.metrics["tau"] for r in runs if r.variant == "repro_e60"}
+    anchor = (tau[("attordernet", 0)] + tau[("attordernet", 1)]) / 2
+    assert (pairwise.n_runs, pairwise.enough_runs, pairwise.anchor_runs) == (1, False, 2)
+    assert pairwise.tau_mean == pytest.approx(tau[("pairwise_tsort", 0)])
+    assert pairwise.tau_diff == pytest.approx(tau[("pairwise_tsort", 0)] - anchor)
+    assert pairwise.disc_acc_diff == pytest.approx(98.0 - 95.5)
+    assert pairwise.paired and pairwise.paired_note == "documents only (one seed)"
+    assert 0 <= pairwise.tau_p <= 1
+    assert pairwise.tau_paired_ci_low <= pairwise.tau_diff <= pairwise.tau_paired_ci_high
+    assert pairwise.tau_ci_low <= pairwise.tau_mean <= pairwise.tau_ci_high
+    assert pairwise.train_minutes == pytest.approx(1.5) and pairwise.best_epoch == 2
+    other = table.loc["minilm_finetune"]  # scored on other documents: no paired test
+    assert not other.paired and other.paired_note.startswith("unpaired")
+    assert math.isnan(other.tau_p)
+
+
+def test_page_has_the_ablation_rows_and_the_other_presets(ablations: Path, tmp_path: Path):
+    out = tmp_path / "out"
+    argv = ["--runs", str(ablations), "--out", str(out), "--variant", "repro_e60",
+            "--compare-variant", "repro"]  # fmt: skip
+    assert main(argv) == 0
+    text = (out / "reproduction.md").read_text()
+    assert "| random_vectors_e60 | ≤60 epochs, patience 8 | `repro_e60` | 2 |" in text
+    assert "| epochs30 | ≤30 epochs, patience 8 | `repro` (other budget) | 1 |" in text
+    assert "## Presets not in the paper, same data and budget" in text
+    assert "| accident | pairwise_tsort | `repro_e60` | 1 (< 3) |" in text
+    assert "documents only (one seed) |" in text and "| unpaired: " in text
+    assert (out / "reproduction_other_presets.csv").read_text().count("\n") == 3
+    assert (out / "reproduction_ablations.csv").read_text().count("\n") == 1 + 4

@@ -34,6 +34,7 @@ import pandas as pd
 from benchmark.records.run_collection import Run, collect_runs, group_runs
 from benchmark.report.leaderboard import _docs_interval, summarise_row, t_interval
 from benchmark.report.selection_noise import budget_pairs, noise_table, summarise
+from benchmark.stats.seeded_paired import compare_seeded, load_row
 
 VARIANT = "repro"
 DATASETS = ("accident", "earthquake")
@@ -54,6 +55,7 @@ PAPER = {  # (preset, dataset) -> (tau, Table 3; discrimination %, Table 5)
 METRICS = {"tau": ("tau", 1.0), "disc_acc": ("discrimination %", 100.0)}
 MIN_RUNS = 3  # a cell with fewer finished runs is marked as provisional
 ABLATION_REFERENCE = "repro"  # the variant the ablation runs were started from (10 epochs)
+PAIRED_RESAMPLES = 10_000  # document resamples of the paired test of the other presets
 ROOT = Path(__file__).resolve().parents[2]
 NOTES = ROOT / "docs" / "reproduction.md"
 
@@ -143,13 +145,32 @@ def _permutations(runs: Sequence[Run]) -> str:
     return ", ".join(sorted(seen))
 
 
+def budget_key(runs: Sequence[Run]) -> tuple | None:
+    """(trainer.max_epochs, early_stopping.patience) shared by `runs`, None when they differ
+    or none is recorded."""
+    seen = {
+        (run.config_value("trainer.max_epochs"), run.config_value("early_stopping.patience"))
+        for run in runs
+    }
+    return seen.pop() if len(seen) == 1 and None not in next(iter(seen)) else None
+
+
+def reference_for(members: Sequence[Run], budgets: dict[str, tuple | None], fallback: str) -> str:
+    """The variant among `budgets` (variant -> budget key, headline first) whose recorded
+    budget equals the one of `members`, else `fallback` (the variant they were started from)."""
+    own = budget_key(members)
+    same = [v for v, key in budgets.items() if own is not None and key == own]
+    return same[0] if same else fallback
+
+
 def build(
     runs: Sequence[Run], variant: str, compare: Sequence[str] = (),
     ablation_reference: str = ABLATION_REFERENCE,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
     """(the reproduction table: every cell at `variant`, then at each of `compare`, on
-    adjacent rows; the other variants of the same presets and corpora, each run beside the
-    `ablation_reference` run of its seed)."""
+    adjacent rows; the other variants of the paper's presets and corpora, one row per run
+    beside the run of its seed at the reference variant: the headline/compared variant of
+    the same recorded budget, else `ablation_reference`)."""
     groups = group_runs(runs)
     budgets = [v for v in dict.fromkeys((variant, *compare))]
     labels = {v: budget(variant_runs(groups, v)) for v in budgets}
@@ -157,18 +178,21 @@ def build(
         cell(groups.get((dataset, preset, v), []), preset, dataset, metric, v, labels[v])
         for dataset in DATASETS for preset in MODELS for metric in METRICS for v in budgets
     ]  # fmt: skip
-    base = {(r.dataset, r.preset, r.seed): r for r in variant_runs(groups, ablation_reference)}
+    keys = {v: budget_key(variant_runs(groups, v)) for v in budgets}
     others = []
     for (dataset, preset, other), members in sorted(groups.items()):
         if other in budgets or other == ablation_reference:
             continue
         if preset not in MODELS or dataset not in DATASETS:
             continue
+        reference = reference_for(members, keys, ablation_reference)
+        base = {run.seed: run for run in groups.get((dataset, preset, reference), [])}
         for run in members:
-            ref = base.get((dataset, preset, run.seed))
+            ref = base.get(run.seed)
             others.append({
-                "dataset": dataset, "model": MODELS[preset], "variant": other, "seed": run.seed,
-                "budget": budget([run]), "reference": ablation_reference,
+                "dataset": dataset, "model": MODELS[preset], "preset": preset, "variant": other,
+                "seed": run.seed, "budget": budget([run]), "reference": reference,
+                "same_budget": ref is not None and budget_key([run]) == budget_key([ref]),
                 "tau": run.metrics.get("tau", math.nan),
                 "tau_repro": ref.metrics.get("tau", math.nan) if ref else math.nan,
                 "disc_pct": 100 * run.metrics.get("disc_acc", math.nan),
@@ -177,6 +201,86 @@ def build(
                 "epochs": run.record.get("epochs"), "best_epoch": run.record.get("best_epoch"),
             })  # fmt: skip
     return pd.DataFrame(rows), pd.DataFrame(others)
+
+
+def ablation_summary(others: pd.DataFrame) -> pd.DataFrame:
+    """One row per (corpus, model, variant) of `others` (of `build`): mean ± std over its
+    seeds, the reference's mean over the same seeds (those it has) and the differences."""
+    rows = []
+    for (dataset, model, variant), seeds in others.groupby(
+        ["dataset", "model", "variant"], sort=False
+    ):
+        paired = seeds.dropna(subset=["tau_repro"])
+        row = {"dataset": dataset, "model": model, "variant": variant,
+               "budget": seeds.budget.iloc[0], "reference": seeds.reference.iloc[0],
+               "same_budget": bool(seeds.same_budget.all()), "n_seeds": len(seeds),
+               "seeds": ",".join(str(s) for s in seeds.seed),
+               "n_reference": len(paired)}  # fmt: skip
+        for metric in ("tau", "disc_pct", "valid_tau"):
+            row[f"{metric}_mean"] = seeds[metric].mean()
+            row[f"{metric}_std"] = seeds[metric].std(ddof=1) if len(seeds) > 1 else math.nan
+        for metric in ("tau", "disc_pct"):
+            row[f"{metric}_reference"] = paired[f"{metric}_repro"].mean()
+            row[f"{metric}_diff"] = (paired[metric] - paired[f"{metric}_repro"]).mean()
+        row["epochs"] = _joined(seeds, "epochs")
+        row["best_epoch"] = _joined(seeds, "best_epoch")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _joined(frame: pd.DataFrame, column: str) -> str:
+    return ",".join("—" if pd.isna(v) else str(int(v)) for v in frame[column])
+
+
+def beyond_paper(
+    runs: Sequence[Run], variant: str, anchor: str = "attordernet",
+    n_resamples: int = PAIRED_RESAMPLES,
+) -> pd.DataFrame:  # fmt: skip
+    """One row per (corpus, preset) of the presets that are not the paper's five models, at
+    `variant`: their figures and the difference to `anchor` at the same variant, paired over
+    the same test documents (`benchmark.stats.seeded_paired`) where the predictions allow."""
+    groups = group_runs(runs)
+    rows = []
+    for (dataset, preset, v), members in sorted(groups.items()):
+        if v != variant or preset in MODELS or dataset not in DATASETS:
+            continue
+        row = summarise_row(members, list(METRICS))
+        anchor_runs = groups.get((dataset, anchor, variant), [])
+        out = {"dataset": dataset, "preset": preset, "variant": variant,
+               "budget": budget(members), "n_runs": len(members),
+               "enough_runs": len(members) >= MIN_RUNS, "seeds": row["seeds"],
+               "best_epoch": row["best_epoch"], "epochs": row["epochs"],
+               "stopped_by": row["stopped_by"], "train_minutes": row["train_minutes"],
+               "anchor": anchor, "anchor_runs": len(anchor_runs)}  # fmt: skip
+        anchor_row = summarise_row(anchor_runs, list(METRICS)) if anchor_runs else {}
+        for metric, (_, scale) in METRICS.items():
+            low, high = _docs_interval(members, metric)
+            mean = row[f"{metric}_mean"] * scale
+            out |= {f"{metric}_mean": mean, f"{metric}_std": row[f"{metric}_std"] * scale,
+                    f"{metric}_ci_low": low * scale, f"{metric}_ci_high": high * scale,
+                    f"{metric}_anchor": anchor_row.get(f"{metric}_mean", math.nan) * scale,
+                    }  # fmt: skip
+            out[f"{metric}_diff"] = mean - out[f"{metric}_anchor"]
+        out |= _paired_tau(members, anchor_runs, n_resamples)
+        rows.append(out)
+    return pd.DataFrame(rows)
+
+
+def _paired_tau(runs: Sequence[Run], anchor_runs: Sequence[Run], n_resamples: int) -> dict:
+    """Tau difference `runs` - `anchor_runs` on the same test documents: interval, p-value
+    and whether seeds were counted; `paired` false (with the reason) when it cannot be."""
+    if not anchor_runs:
+        return {"paired": False, "paired_note": "no run of the anchor", "tau_p": math.nan}
+    try:
+        result = compare_seeded(
+            load_row(runs), load_row(anchor_runs), n_resamples, allow_one_seed=True
+        )["tau"]
+    except (ValueError, OSError, KeyError) as error:  # PairingError is a ValueError
+        return {"paired": False, "paired_note": f"unpaired: {error}", "tau_p": math.nan}
+    note = "seeds and documents" if result["seeds_counted"] else "documents only (one seed)"
+    return {"paired": True, "paired_note": note, "tau_p": result["p"],
+            "tau_paired_ci_low": result["ci_low"],
+            "tau_paired_ci_high": result["ci_high"]}  # fmt: skip
 
 
 def variant_runs(groups: dict, variant: str) -> list[Run]:
@@ -262,8 +366,10 @@ def _noise_lines(runs: Sequence[Run], budgets: Sequence[str]) -> list[str]:
 def markdown(
     table: pd.DataFrame, others: pd.DataFrame, variant: str, compare: Sequence[str] = (),
     noise: Sequence[str] = (), ablation_reference: str = ABLATION_REFERENCE,
+    beyond: pd.DataFrame | None = None,
 ) -> str:  # fmt: skip
-    """The page; `noise`: the lines of the selection-noise section (`_noise_lines`)."""
+    """The page; `noise`: the lines of the selection-noise section (`_noise_lines`);
+    `beyond`: the presets not in the paper (`beyond_paper`)."""
     budgets = table.drop_duplicates("variant")[["variant", "budget"]]
     lines = [
         "# Reproduction of Cui et al. 2018, Tables 3 and 5 (Accidents, Earthquakes)",
@@ -301,27 +407,86 @@ def markdown(
         lines += [_cell_line(r, digits) for _, r in table[table["metric"] == label].iterrows()]
         lines.append("")
     if len(others):
-        lines += [f"## Ablations (one seed each, against the `{ablation_reference}` run of "
-                  "that seed)", "",
-                  f"Every ablation was started from the `{ablation_reference}` run of its seed "
-                  f"({budget_of(table, ablation_reference)}) with one override; the `budget` "
-                  "column is the ablation's own (the budget ablations change it).", "",
-                  "| corpus | model | variant | seed | budget | tau | "
-                  f"tau ({ablation_reference}) | disc % | disc % ({ablation_reference}) "
-                  "| valid tau | epochs (best) |",
-                  "|---|---|---|---:|---|---:|---:|---:|---:|---:|---|"]  # fmt: skip
-        for _, r in others.iterrows():
-            lines.append(
-                f"| {r['dataset']} | {r['model']} | {r['variant']} | {r['seed']} | "
-                f"{r['budget']} | {_f(r['tau'], 3)} | {_f(r['tau_repro'], 3)} | "
-                f"{_f(r['disc_pct'], 1)} | {_f(r['disc_pct_repro'], 1)} | "
-                f"{_f(r['valid_tau'], 3)} | {r['epochs']} ({r['best_epoch']}) |"
-            )
-        lines.append("")
+        lines += _ablation_lines(ablation_summary(others), ablation_reference)
+    if beyond is not None and len(beyond):
+        lines += _beyond_lines(beyond)
     lines += list(noise)
     if NOTES.exists():
         lines += ["---", "", NOTES.read_text().strip(), ""]
     return "\n".join(lines)
+
+
+def _ablation_lines(summary: pd.DataFrame, fallback: str) -> list[str]:
+    """The ablation section: one row per (corpus, model, variant) against its reference."""
+    lines = [
+        "## Ablations (each against the reproduction run of its own budget)", "",
+        "Each ablation changes one setting of the paper preset. Its reference is the "
+        "headline or compared variant whose recorded budget (trainer.max_epochs, "
+        "early_stopping.patience) is the ablation's; an ablation whose budget matches none "
+        f"is set against `{fallback}`, the variant it was started from (marked "
+        "`other budget`). Figures: mean ± std over the ablation's seeds; the reference's "
+        "mean over the same seeds; the difference is the mean of the per-seed differences "
+        "(`reproduction_ablations.csv`: every seed).", "",
+        "| corpus | model | variant | budget | reference | seeds | tau | tau (reference) "
+        "| tau diff | disc % | disc % (reference) | disc diff | valid tau | epochs (best) |",
+        "|---|---|---|---|---|---:|---|---:|---:|---|---:|---:|---:|---|",
+    ]  # fmt: skip
+    for _, r in summary.iterrows():
+        reference = f"`{r['reference']}`" + ("" if r["same_budget"] else " (other budget)")
+        seeds = str(r["n_seeds"]) + (
+            "" if r["n_reference"] == r["n_seeds"] else f" ({r['n_reference']} with reference)"
+        )
+        lines.append(
+            f"| {r['dataset']} | {r['model']} | {r['variant']} | {r['budget']} | {reference} | "
+            f"{seeds} | {_pm(r, 'tau', 3)} | {_f(r['tau_reference'], 3)} | "
+            f"{_f(r['tau_diff'], 3)} | {_pm(r, 'disc_pct', 1)} | "
+            f"{_f(r['disc_pct_reference'], 1)} | {_f(r['disc_pct_diff'], 1)} | "
+            f"{_f(r['valid_tau_mean'], 3)} | {r['epochs']} ({r['best_epoch']}) |"
+        )
+    return [*lines, ""]
+
+
+def _pm(r: pd.Series, metric: str, digits: int) -> str:
+    """mean ± std of `metric` in `r`; the mean alone for one value."""
+    std = r[f"{metric}_std"]
+    mean = _f(r[f"{metric}_mean"], digits)
+    return mean if pd.isna(std) else f"{mean} ± {_f(std, digits)}"
+
+
+def _beyond_lines(beyond: pd.DataFrame) -> list[str]:
+    """The section of the presets not in the paper, at the headline variant."""
+    anchor = MODELS.get(beyond.anchor.iloc[0], beyond.anchor.iloc[0])
+    lines = [
+        "## Presets not in the paper, same data and budget", "",
+        "Presets of the suite that Cui et al. 2018 do not have, trained on the same splits "
+        f"with the same budget and selection; no published figure (the papers of these "
+        f"models do not report these corpora). Difference: ours - {anchor} at the same "
+        "variant (mean over runs); p: two-sided test of the tau difference on the same test "
+        "documents (`benchmark.stats.seeded_paired`: seeds and documents where both sides "
+        "have two seeds or more, else documents only), unpaired where the predictions do "
+        f"not pair (then no p). `(< {MIN_RUNS})`: fewer than {MIN_RUNS} runs, provisional.",
+        "",
+        "| corpus | model | variant | runs | tau | tau bootstrap 95% CI | disc % "
+        "| disc bootstrap 95% CI | epochs (best) | stopped by | train min | "
+        f"tau − {anchor} | tau diff 95% CI | p | disc % − {anchor} | test |",
+        "|---|---|---|---:|---|---|---|---|---|---|---:|---:|---|---:|---:|---|",
+    ]  # fmt: skip
+    for _, r in beyond.iterrows():
+        runs = str(r["n_runs"]) if r["enough_runs"] else f"{r['n_runs']} (< {MIN_RUNS})"
+        paired = r["paired"]
+        interval = (f"[{_f(r['tau_paired_ci_low'], 3)}, {_f(r['tau_paired_ci_high'], 3)}]"
+                    if paired else "—")  # fmt: skip
+        lines.append(
+            f"| {r['dataset']} | {r['preset']} | `{r['variant']}` | {runs} | "
+            f"{_pm(r, 'tau', 3)} | [{_f(r['tau_ci_low'], 3)}, {_f(r['tau_ci_high'], 3)}] | "
+            f"{_pm(r, 'disc_acc', 1)} | "
+            f"[{_f(r['disc_acc_ci_low'], 1)}, {_f(r['disc_acc_ci_high'], 1)}] | "
+            f"{_f(r['epochs'], 1)} ({_f(r['best_epoch'], 1)}) | {r['stopped_by'] or '—'} | "
+            f"{_f(r['train_minutes'], 1)} | {_f(r['tau_diff'], 3)} | {interval} | "
+            f"{_f(r['tau_p'], 3) if paired else '—'} | {_f(r['disc_acc_diff'], 1)} | "
+            f"{r['paired_note']} |"
+        )
+    return [*lines, ""]
 
 
 def budget_of(table: pd.DataFrame, variant: str) -> str:
@@ -344,13 +509,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     runs = collect_runs(args.runs)
     table, others = build(runs, args.variant, compare, args.ablation_reference)
     noise = _noise_lines(runs, [args.variant, *compare])
+    beyond = beyond_paper(runs, args.variant)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "reproduction.csv", index=False)
     if len(others):
         others.to_csv(out / "reproduction_ablations.csv", index=False)
+    if len(beyond):
+        beyond.to_csv(out / "reproduction_other_presets.csv", index=False)
     (out / "reproduction.md").write_text(
-        markdown(table, others, args.variant, compare, noise, args.ablation_reference)
+        markdown(table, others, args.variant, compare, noise, args.ablation_reference, beyond)
     )
     print(f"wrote {out / 'reproduction.md'} and {out / 'reproduction.csv'}")
     return 0
