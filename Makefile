@@ -77,7 +77,7 @@ reproduction: setup  ## Cui et al. 2018 Tables 3 and 5 on Accidents/Earthquakes 
 		cpu_threads=1 $(ARGS)
 	$(MAKE) --no-print-directory reproduction-report VARIANT=$(VARIANT) COMPARE="$(COMPARE)"
 
-reproduction-report: setup  ## results/reproduction.{md,csv} from the finished runs, no training (VARIANT=repro_e60 COMPARE=repro)
+reproduction-report: setup  ## results/reproduction.{md,csv} from the finished runs, no training (VARIANT=repro_e100 COMPARE="repro_e60 repro": several, space-separated)
 	$(PY) -m benchmark.report.reproduction --runs $(RUNS) --out results --variant $(VARIANT) \
 		$(foreach v,$(COMPARE),--compare-variant $(v))
 

@@ -136,14 +136,19 @@ def test_each_cell_has_a_row_per_budget_with_stopping_and_marked_when_short(budg
     assert others.iloc[0].disc_pct_repro == pytest.approx(90.0)
 
 
+def page_at_e60(runs: Path, out: Path) -> str:
+    """The page written by the command: headline `repro_e60` beside `repro`."""
+    argv = ["--runs", str(runs), "--out", str(out), "--variant", "repro_e60",
+            "--compare-variant", "repro"]  # fmt: skip
+    assert main(argv) == 0
+    return (out / "reproduction.md").read_text()
+
+
 def test_page_shows_both_budgets_the_short_cells_and_the_selection_noise(
     budgets: Path, tmp_path: Path
 ):
     out = tmp_path / "out"
-    argv = ["--runs", str(budgets), "--out", str(out), "--variant", "repro_e60",
-            "--compare-variant", "repro"]  # fmt: skip
-    assert main(argv) == 0
-    text = (out / "reproduction.md").read_text()
+    text = page_at_e60(budgets, out)
     assert "| ATTOrderNet | accident | `repro_e60` | 2 (< 3) | 95.5 ± 0.7 |" in text
     assert "| ATTOrderNet | accident | `repro` | 3 | 92.0 ± 2.0 |" in text
     assert "| 1 / 2 | 8.3 (7.3) |" in text  # repro: stopped early / at max, epochs (best)
@@ -219,6 +224,12 @@ def ablations(budgets: Path) -> Path:
         add_training(run_dir, SHORT, 2, (60, 8))
     run_dir = write_run(budgets, "attordernet", 0, 0.6, "accident", "epochs30")
     add_training(run_dir, SHORT, 2, (30, 8))
+    run_dir = write_run(budgets, "attordernet", 0, 0.6, "accident", "resplit_e60")
+    add_training(run_dir, SHORT, 2, (60, 8))
+    path = run_dir / "metrics.json"
+    record = json.loads(path.read_text())
+    record["config"]["dataset"]["path"] = "/work/resplit/accident"
+    path.write_text(json.dumps(record))
     run_dir = write_run(budgets, "pairwise_tsort", 0, 0.95, "accident", "repro_e60")
     add_discrimination(run_dir, 0.98, True)
     add_training(run_dir, SHORT, 2, (60, 8))
@@ -233,7 +244,7 @@ def test_ablations_are_set_against_the_run_of_their_own_budget(ablations: Path):
     _, others = build(runs, "repro_e60", ["repro"])
     reference = dict(zip(others.variant, others.reference, strict=False))
     assert reference == {"random_vectors_e60": "repro_e60", "epochs30": "repro",
-                         "mean_pooling": "repro"}  # fmt: skip
+                         "mean_pooling": "repro", "resplit_e60": "repro_e60"}  # fmt: skip
     summary = ablation_summary(others).set_index("variant")
     rv = summary.loc["random_vectors_e60"]
     tau = {(r.variant, r.seed): r.metrics["tau"] for r in runs if r.preset == "attordernet"}
@@ -248,6 +259,7 @@ def test_ablations_are_set_against_the_run_of_their_own_budget(ablations: Path):
     e30 = summary.loc["epochs30"]  # 30/8 matches no compared budget: the 10-epoch run
     assert (e30.reference, e30.same_budget, e30.n_seeds) == ("repro", False, 1)
     assert e30.tau_reference == pytest.approx(tau[("repro", 0)]) and math.isnan(e30.tau_std)
+    assert rv.same_data and e30.same_data and not summary.loc["resplit_e60"].same_data
 
 
 def test_presets_not_in_the_paper_beside_attordernet_at_the_same_variant(ablations: Path):
@@ -261,7 +273,7 @@ def test_presets_not_in_the_paper_beside_attordernet_at_the_same_variant(ablatio
     assert pairwise.tau_mean == pytest.approx(tau[("pairwise_tsort", 0)])
     assert pairwise.tau_diff == pytest.approx(tau[("pairwise_tsort", 0)] - anchor)
     assert pairwise.disc_acc_diff == pytest.approx(98.0 - 95.5)
-    assert pairwise.paired and pairwise.paired_note == "documents only (one seed)"
+    assert pairwise.paired and pairwise.paired_note == "documents only (one seed); 1 vs 2 runs"
     assert 0 <= pairwise.tau_p <= 1
     assert pairwise.tau_paired_ci_low <= pairwise.tau_diff <= pairwise.tau_paired_ci_high
     assert pairwise.tau_ci_low <= pairwise.tau_mean <= pairwise.tau_ci_high
@@ -273,14 +285,12 @@ def test_presets_not_in_the_paper_beside_attordernet_at_the_same_variant(ablatio
 
 def test_page_has_the_ablation_rows_and_the_other_presets(ablations: Path, tmp_path: Path):
     out = tmp_path / "out"
-    argv = ["--runs", str(ablations), "--out", str(out), "--variant", "repro_e60",
-            "--compare-variant", "repro"]  # fmt: skip
-    assert main(argv) == 0
-    text = (out / "reproduction.md").read_text()
+    text = page_at_e60(ablations, out)
     assert "| random_vectors_e60 | ≤60 epochs, patience 8 | `repro_e60` | 2 |" in text
     assert "| epochs30 | ≤30 epochs, patience 8 | `repro` (other budget) | 1 |" in text
+    assert "| resplit_e60 | ≤60 epochs, patience 8 | `repro_e60` (other data) | 1 |" in text
     assert "## Presets not in the paper, same data and budget" in text
     assert "| accident | pairwise_tsort | `repro_e60` | 1 (< 3) |" in text
-    assert "documents only (one seed) |" in text and "| unpaired: " in text
+    assert "documents only (one seed); 1 vs 2 runs |" in text and "| unpaired: " in text
     assert (out / "reproduction_other_presets.csv").read_text().count("\n") == 3
-    assert (out / "reproduction_ablations.csv").read_text().count("\n") == 1 + 4
+    assert (out / "reproduction_ablations.csv").read_text().count("\n") == 1 + 5

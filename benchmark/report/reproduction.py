@@ -10,8 +10,12 @@ Student-t interval over the runs, the published figure and the difference (ours 
 published), whether the published figure lies inside the bootstrap interval, how many runs
 stopped early / at the epoch limit and their mean best epoch. A cell with fewer than
 `MIN_RUNS` finished runs is shown and marked. Runs of other variants of the same models
-and corpora (ablations, 1 seed each) are listed against the run of the same seed of the
-variant they were started from (`ABLATION_REFERENCE`). The selection noise of the
+and corpora (ablations) are set against the runs of the same seeds of the headline or
+compared variant with the same recorded budget (trainer.max_epochs, patience), else of
+the variant they were started from (`ABLATION_REFERENCE`), one row per variant over its
+seeds. Presets that are not the paper's models, at the headline variant, get a section of
+their own beside ATTOrderNet (tau difference paired on the test documents with
+`benchmark.stats.seeded_paired`; no published figure). The selection noise of the
 validation split (`benchmark.report.selection_noise`) and the investigation
 (docs/reproduction.md) are appended.
 
@@ -193,6 +197,7 @@ def build(
                 "dataset": dataset, "model": MODELS[preset], "preset": preset, "variant": other,
                 "seed": run.seed, "budget": budget([run]), "reference": reference,
                 "same_budget": ref is not None and budget_key([run]) == budget_key([ref]),
+                "same_data": ref is not None and _data(run) == _data(ref),
                 "tau": run.metrics.get("tau", math.nan),
                 "tau_repro": ref.metrics.get("tau", math.nan) if ref else math.nan,
                 "disc_pct": 100 * run.metrics.get("disc_acc", math.nan),
@@ -201,6 +206,11 @@ def build(
                 "epochs": run.record.get("epochs"), "best_epoch": run.record.get("best_epoch"),
             })  # fmt: skip
     return pd.DataFrame(rows), pd.DataFrame(others)
+
+
+def _data(run: Run) -> tuple:
+    """What a run was tested on: the dataset's path and fold as its config says."""
+    return run.config_value("dataset.path"), run.config_value("dataset.fold")
 
 
 def ablation_summary(others: pd.DataFrame) -> pd.DataFrame:
@@ -213,7 +223,8 @@ def ablation_summary(others: pd.DataFrame) -> pd.DataFrame:
         paired = seeds.dropna(subset=["tau_repro"])
         row = {"dataset": dataset, "model": model, "variant": variant,
                "budget": seeds.budget.iloc[0], "reference": seeds.reference.iloc[0],
-               "same_budget": bool(seeds.same_budget.all()), "n_seeds": len(seeds),
+               "same_budget": bool(seeds.same_budget.all()),
+               "same_data": bool(seeds.same_data.all()), "n_seeds": len(seeds),
                "seeds": ",".join(str(s) for s in seeds.seed),
                "n_reference": len(paired)}  # fmt: skip
         for metric in ("tau", "disc_pct", "valid_tau"):
@@ -278,6 +289,7 @@ def _paired_tau(runs: Sequence[Run], anchor_runs: Sequence[Run], n_resamples: in
     except (ValueError, OSError, KeyError) as error:  # PairingError is a ValueError
         return {"paired": False, "paired_note": f"unpaired: {error}", "tau_p": math.nan}
     note = "seeds and documents" if result["seeds_counted"] else "documents only (one seed)"
+    note += f"; {len(runs)} vs {len(anchor_runs)} runs"
     return {"paired": True, "paired_note": note, "tau_p": result["p"],
             "tau_paired_ci_low": result["ci_low"],
             "tau_paired_ci_high": result["ci_high"]}  # fmt: skip
@@ -424,7 +436,9 @@ def _ablation_lines(summary: pd.DataFrame, fallback: str) -> list[str]:
         "headline or compared variant whose recorded budget (trainer.max_epochs, "
         "early_stopping.patience) is the ablation's; an ablation whose budget matches none "
         f"is set against `{fallback}`, the variant it was started from (marked "
-        "`other budget`). Figures: mean ± std over the ablation's seeds; the reference's "
+        "`other budget`); `other data`: the ablation was tested on other documents "
+        "(dataset.path or fold differ, e.g. a re-split), so its difference is not paired. "
+        "Figures: mean ± std over the ablation's seeds; the reference's "
         "mean over the same seeds; the difference is the mean of the per-seed differences "
         "(`reproduction_ablations.csv`: every seed).", "",
         "| corpus | model | variant | budget | reference | seeds | tau | tau (reference) "
@@ -432,7 +446,9 @@ def _ablation_lines(summary: pd.DataFrame, fallback: str) -> list[str]:
         "|---|---|---|---|---|---:|---|---:|---:|---|---:|---:|---:|---|",
     ]  # fmt: skip
     for _, r in summary.iterrows():
-        reference = f"`{r['reference']}`" + ("" if r["same_budget"] else " (other budget)")
+        reference = f"`{r['reference']}`" + ("" if r["same_budget"] else " (other budget)") + (
+            "" if r["same_data"] else " (other data)"
+        )
         seeds = str(r["n_seeds"]) + (
             "" if r["n_reference"] == r["n_seeds"] else f" ({r['n_reference']} with reference)"
         )
