@@ -15,7 +15,7 @@ CPU_THREADS ?= 1
 RUNS       ?= runs
 # `make reproduction`: the sweep (conf/sweep/) and the variant it writes (reproduction_e60 ->
 # repro_e60), and the variants of other budgets set beside it on the page
-SWEEP_REPRO ?= reproduction
+SWEEP_REPRO ?= reproduction_e100
 VARIANT    ?= $(patsubst reproduction%,repro%,$(SWEEP_REPRO))
 COMPARE    ?=
 
@@ -72,7 +72,7 @@ sweep-list: setup  ## dry run of `make sweep`: the jobs of SWEEP and what each w
 sweep-summary: setup  ## finished / failed / interrupted runs under RUNS=runs, with failures' logs
 	$(OB) sweep summary $(RUNS)
 
-reproduction: setup  ## Cui et al. 2018 Tables 3 and 5 on Accidents/Earthquakes (ORDERBENCH_DATASETS): 30 runs one at a time, then results/reproduction.{md,csv} (SWEEP_REPRO=reproduction_e60 COMPARE=repro: the 60-epoch budget beside the 10-epoch one)
+reproduction: setup  ## Cui et al. 2018 Tables 3 and 5 on Accidents/Earthquakes (ORDERBENCH_DATASETS): 30 runs one at a time at the released code's budget (100 epochs, patience 15), then results/reproduction.{md,csv} (SWEEP_REPRO=reproduction_e60 or reproduction: 60 or 10 epochs; COMPARE="repro_e60 repro": those beside the headline)
 	$(PY) -m benchmark.train -m sweep=$(SWEEP_REPRO) hydra/launcher=local hydra.sweeper.max_batch_size=1 \
 		cpu_threads=1 $(ARGS)
 	$(MAKE) --no-print-directory reproduction-report VARIANT=$(VARIANT) COMPARE="$(COMPARE)"
