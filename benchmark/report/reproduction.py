@@ -37,7 +37,12 @@ import pandas as pd
 
 from benchmark.records.run_collection import Run, collect_runs, group_runs
 from benchmark.report.leaderboard import _docs_interval, summarise_row, t_interval
-from benchmark.report.selection_noise import budget_pairs, noise_table, summarise
+from benchmark.report.selection_noise import (
+    budget_pairs,
+    noise_table,
+    recorded_budget,
+    summarise,
+)
 from benchmark.stats.seeded_paired import compare_seeded, load_row
 
 VARIANT = "repro"
@@ -92,10 +97,7 @@ def commands(variant: str, compare: Sequence[str]) -> str:
 
 def budget(runs: Sequence[Run]) -> str:
     """The epoch budget of `runs` as their configs say, e.g. "≤10 epochs, patience 3"."""
-    seen = {
-        (run.config_value("trainer.max_epochs"), run.config_value("early_stopping.patience"))
-        for run in runs
-    }
+    seen = {recorded_budget(run) for run in runs}
     return "; ".join(
         f"≤{epochs} epochs, patience {wait}" if epochs is not None else "budget unrecorded"
         for epochs, wait in sorted(seen, key=str)
@@ -152,10 +154,7 @@ def _permutations(runs: Sequence[Run]) -> str:
 def budget_key(runs: Sequence[Run]) -> tuple | None:
     """(trainer.max_epochs, early_stopping.patience) shared by `runs`, None when they differ
     or none is recorded."""
-    seen = {
-        (run.config_value("trainer.max_epochs"), run.config_value("early_stopping.patience"))
-        for run in runs
-    }
+    seen = {recorded_budget(run) for run in runs}
     return seen.pop() if len(seen) == 1 and None not in next(iter(seen)) else None
 
 
@@ -176,7 +175,7 @@ def build(
     beside the run of its seed at the reference variant: the headline/compared variant of
     the same recorded budget, else `ablation_reference`)."""
     groups = group_runs(runs)
-    budgets = [v for v in dict.fromkeys((variant, *compare))]
+    budgets = list(dict.fromkeys((variant, *compare)))
     labels = {v: budget(variant_runs(groups, v)) for v in budgets}
     rows = [
         cell(groups.get((dataset, preset, v), []), preset, dataset, metric, v, labels[v])

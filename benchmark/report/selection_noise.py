@@ -76,12 +76,17 @@ def valid_curve(run: Run) -> list[float]:
     return [values[i] for i in sorted(values)]
 
 
+def recorded_budget(run: Run) -> tuple:
+    """(trainer.max_epochs, early_stopping.patience) as the run's config records them; None
+    where it does not."""
+    return run.config_value("trainer.max_epochs"), run.config_value("early_stopping.patience")
+
+
 def _budget(run: Run) -> tuple[float, float]:
-    epochs = run.config_value("trainer.max_epochs")
-    patience = run.config_value("early_stopping.patience")
-    return (
-        float(epochs) if isinstance(epochs, (int, float)) else math.nan,
-        float(patience) if isinstance(patience, (int, float)) else math.nan,
+    """`recorded_budget` as floats, NaN where unrecorded."""
+    return tuple(  # type: ignore[return-value]
+        float(value) if isinstance(value, (int, float)) else math.nan
+        for value in recorded_budget(run)
     )
 
 
