@@ -30,7 +30,7 @@ from pathlib import Path
 
 import torch
 from hydra.errors import InstantiationException
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from benchmark.cli_options import (
     UsageError,
@@ -40,9 +40,11 @@ from benchmark.cli_options import (
     positive_int,
     report_error,
 )
+from benchmark.harness.checkpoint_file import DamagedCheckpointError, load_checkpoint
 from benchmark.harness.lit_module import OrderingTask
 from benchmark.harness.run import build_datamodule, build_task, dataset_noise
-from benchmark.harness.trained_run import CHECKPOINT_PATH, CONFIG_PATH, RunError
+from benchmark.harness.run_lock import RunLockedError, run_lock
+from benchmark.harness.trained_run import CHECKPOINT_PATH, RunError, run_config
 from benchmark.metrics.corpus import score_records, summarise
 from benchmark.metrics.discrimination import MAX_PERMUTATIONS, discrimination_records
 from benchmark.records.prediction_records import records_from_batch
@@ -81,14 +83,13 @@ def parse_args(argv: Sequence[str]) -> dict:
 
 
 def load_run(run_dir: Path) -> tuple[DictConfig, object, OrderingTask]:
-    """(config, set-up DataModule, model with its best weights) of a finished run."""
+    """(config, set-up DataModule, model with its best weights) of a finished run; the
+    config is the one its record was made with (`.hydra/` holds the last launch's)."""
     if not run_dir.is_dir():
         raise RunError(f"{run_dir}: no such run directory")
-    if not (run_dir / CONFIG_PATH).is_file():
-        raise RunError(f"{run_dir}: not a run directory (no {CONFIG_PATH})")
     if not (run_dir / RECORD_NAME).is_file():
         raise RunError(f"{run_dir}: no {RECORD_NAME}: the run has not finished")
-    cfg = OmegaConf.load(run_dir / CONFIG_PATH)
+    cfg = run_config(run_dir)
     try:
         datamodule = build_datamodule(cfg)
         datamodule.setup("test")
@@ -99,7 +100,10 @@ def load_run(run_dir: Path) -> tuple[DictConfig, object, OrderingTask]:
         checkpoint = run_dir / CHECKPOINT_PATH
         if not checkpoint.is_file():
             raise RunError(f"{run_dir}: no checkpoint ({CHECKPOINT_PATH})")
-        state = torch.load(checkpoint, map_location="cpu", weights_only=True)["state_dict"]
+        try:
+            state = load_checkpoint(checkpoint)["state_dict"]
+        except (DamagedCheckpointError, KeyError) as error:
+            raise RunError(str(error)) from None
         try:
             task.load_state_dict(state)
         except RuntimeError as error:
@@ -110,6 +114,13 @@ def load_run(run_dir: Path) -> tuple[DictConfig, object, OrderingTask]:
 
 def evaluate_discrimination(run_dir: Path, split: str, max_permutations: int) -> dict:
     """Discrimination figures of a run's `split`, merged into its record; returns them."""
+    if not run_dir.is_dir():
+        raise RunError(f"{run_dir}: no such run directory")
+    with run_lock(run_dir):  # the record is rewritten: no launch may train there meanwhile
+        return _evaluate_discrimination(run_dir, split, max_permutations)
+
+
+def _evaluate_discrimination(run_dir: Path, split: str, max_permutations: int) -> dict:
     cfg, datamodule, task = load_run(run_dir)
     if has_noise(dataset_noise(cfg)):
         raise RunError(
@@ -136,7 +147,13 @@ def evaluate_order(
     run_dir: Path, split: str, beam: int | None = None, predictions: str | None = None
 ) -> dict:
     """Decode a run's `split` again with its best model -> its figures and intervals (the
-    record is left as it is); `predictions` also writes the prediction records there."""
+    record is left as it is); `predictions` also writes the prediction records there, which
+    must lie outside the run directory (its own `predictions.jsonl` belongs to its record)."""
+    if predictions is not None and Path(run_dir).resolve() in Path(predictions).resolve().parents:
+        raise RunError(
+            f"predictions={predictions}: inside the run directory, whose files belong to its "
+            "record; write the re-evaluation elsewhere"
+        )
     cfg, datamodule, task = load_run(run_dir)
     beam = int(cfg.model.beam_size) if beam is None else beam
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -171,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = evaluate_order(args["run"], args["split"], args["beam"], args["predictions"])
         else:
             result = evaluate_discrimination(args["run"], args["split"], args["max_permutations"])
-    except (UsageError, RunError) as error:
+    except (UsageError, RunError, RunLockedError) as error:
         return report_error("benchmark.evaluate", error)
     print(json.dumps(json_safe(result), indent=2))
     return 0

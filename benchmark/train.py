@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import hydra
@@ -28,17 +30,34 @@ from benchmark.harness.checkpoint_io import (
 )
 from benchmark.harness.config_check import ConfigError, check_config, searchpath_overrides
 from benchmark.harness.finite_guard import NonFiniteError
+from benchmark.harness.interruption import RunInterrupted, as_interruption, interruption_signals
 from benchmark.harness.loggers import finish_wandb
-from benchmark.harness.processes import prepare_processes, submitit_logs
+from benchmark.harness.processes import prepare_processes, submitit_job, submitit_logs
 from benchmark.harness.resolvers import register_resolvers
 from benchmark.harness.run import run
-from benchmark.harness.run_dir_access import UnwritableRunsError, read_only_arguments
-from benchmark.harness.run_lock import ReadOnlyRunError, RunLockedError, take_run_lock
+from benchmark.harness.run_dir_access import (
+    UnwritableRunsError,
+    prelaunch_problems,
+    read_only_arguments,
+)
+from benchmark.harness.run_folder import (
+    accept_launch,
+    close_run_log,
+    commit_rerun,
+    finish_pending_rerun,
+    remove_if_created,
+)
+from benchmark.harness.run_lock import (
+    ReadOnlyRunError,
+    RunLockedError,
+    process_rank,
+    take_run_lock,
+)
 from benchmark.harness.run_plan import (
     RunConflictError,
     plan_run,
 )
-from benchmark.records.failure import clear_failure, write_failure
+from benchmark.records.failure import clear_failure, write_failure, write_interruption
 from benchmark.records.json_values import dumps
 from benchmark.records.run_record import (
     read_run_record,
@@ -59,32 +78,70 @@ register_resolvers()
 @hydra.main(version_base="1.3", config_path="../conf", config_name="config")
 def main(cfg: DictConfig) -> None:
     """One run: skipped when finished with the same config, resumed from `last.ckpt`
-    when interrupted (`benchmark.harness.run_plan`). A failure leaves `failed.json` in the run
-    directory; inside a multirun it is logged and the sweep goes on with the next run."""
+    when interrupted (`benchmark.harness.run_plan`). Nothing is written into the run
+    directory before the launch is accepted there (`benchmark.harness.run_folder`). A failure
+    leaves `failed.json` in the run directory; inside a multirun it is logged and the sweep
+    goes on with the next run. SIGTERM or SIGINT ends the launch with 128 + the signal number,
+    recorded as an interruption (`benchmark.harness.interruption`)."""
     os.environ.setdefault("WANDB_MODE", "offline")
     hydra_cfg = HydraConfig.get()
     run_dir = Path(hydra_cfg.runtime.output_dir)
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
-    failed, lock, read_only = False, None, None
+    new_folder = run_dir.is_dir() and not any(run_dir.iterdir())  # Hydra just made it
+    failed, lock, read_only, accepted, run_log = False, None, None, False, None
+    signals = interruption_signals() if submitit_job() is None else nullcontext()
     try:
-        overrides = [*hydra_cfg.overrides.task, *searchpath_overrides(hydra_cfg.overrides.hydra)]
-        check_config(cfg, overrides, compose_overrides, hydra_cfg.runtime.choices)
-        prepare_processes(cfg, multirun)
-        try:
-            lock = take_run_lock(run_dir)  # one launch per run directory
-        except ReadOnlyRunError as error:
-            read_only = error  # a finished run can still be skipped
-        plan = plan_run(run_dir, cfg)
-        if plan.action == "skip":
-            log.info("%s: finished with this config, skipped (rerun=true trains it again)", run_dir)
-            record = read_run_record(run_dir)
-        elif read_only is not None:
-            raise read_only
-        else:
-            record = run(cfg, run_dir, plan)
-    except Exception as error:
+        with signals:
+            try:
+                overrides = [
+                    *hydra_cfg.overrides.task, *searchpath_overrides(hydra_cfg.overrides.hydra)
+                ]
+                check_config(cfg, overrides, compose_overrides, hydra_cfg.runtime.choices)
+                prepare_processes(cfg, multirun)
+                try:
+                    lock = take_run_lock(run_dir)  # one launch per run directory
+                except ReadOnlyRunError as error:
+                    read_only = error  # a finished run can still be skipped
+                if lock is not None:
+                    finish_pending_rerun(run_dir)
+                plan = plan_run(run_dir, cfg)
+                if plan.action == "skip":
+                    log.info("%s: finished with this config, skipped (rerun=true trains it "
+                             "again)", run_dir)
+                    record = read_run_record(run_dir)
+                elif read_only is not None:
+                    raise read_only
+                else:
+                    accepted = True
+                    if plan.action == "fresh" and plan.work_dir != run_dir:
+                        shutil.rmtree(plan.work_dir, ignore_errors=True)  # an unusable rerun
+                    run_log = accept_launch(
+                        plan.work_dir, cfg, hydra_cfg, first_process=process_rank() == 0
+                    )
+                    record = run(cfg, run_dir, plan)
+                    if record and plan.work_dir != run_dir:
+                        commit_rerun(run_dir)
+            finally:
+                close_run_log(run_log)
+    except BaseException as error:
         failed = True
-        record_failure(run_dir, error, [run_dir / f"{hydra_cfg.job.name}.log", *submitit_logs()])
+        interruption = as_interruption(error)
+        if interruption is None and not isinstance(error, Exception):
+            raise  # SystemExit of our own, or a signal we do not handle
+        if accepted:
+            record_failure(
+                run_dir, interruption or error,
+                [run_dir / f"{hydra_cfg.job.name}.log", *submitit_logs()],
+            )
+        elif multirun and new_folder:  # refused before it began: the sweep summary says why
+            record_failure(run_dir, error, submitit_logs())
+        elif new_folder:  # refused: nothing is left of the launch
+            remove_if_created(run_dir, Path(cfg.paths.runs))
+        if interruption is not None:
+            print(f"error: {run_dir}: {interruption}; the run is resumable (relaunch the "
+                  "same command)", file=sys.stderr)
+            finish_wandb(True)
+            sys.exit(interruption.exit_status)
         if not multirun:
             if isinstance(error, ONE_LINE_ERRORS):  # said in full in one line, no traceback
                 print("\n".join(f"error: {line}" for line in str(error).splitlines()),
@@ -108,17 +165,21 @@ def compose_overrides(overrides: list[str]) -> DictConfig:
 
 
 def record_failure(run_dir: Path, error: BaseException, logs: list[Path]) -> None:
-    """`failed.json` for the sweep summary; not for a launch refused because another one
-    runs there, and a folder that cannot take it (read-only, full) is said in the log."""
-    if isinstance(error, RunLockedError):
-        return
+    """`failed.json` for the sweep summary (an interruption as such); a folder that cannot
+    take it (read-only, full) is said in the log."""
     try:
-        write_failure(run_dir, error, logs)
+        if isinstance(error, RunInterrupted):
+            write_interruption(run_dir, str(error), logs)
+        else:
+            write_failure(run_dir, error, logs)
     except OSError as write_error:
         log.error("%s: failed.json could not be written (%s)", run_dir, write_error)
 
 
 if __name__ == "__main__":
+    if problems := prelaunch_problems(sys.argv[1:]):  # before Hydra creates the run folder
+        print("\n".join(f"error: {problem}" for problem in problems), file=sys.stderr)
+        sys.exit(2)
     try:  # a run directory that cannot be written: before Hydra writes into it
         sys.argv[1:] = read_only_arguments(sys.argv[1:])
     except UnwritableRunsError as unwritable:

@@ -20,6 +20,7 @@ batches, following the evaluation protocol of DESIGN section 5.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -58,6 +59,14 @@ def _documents_fingerprint(splits: dict[str, list[Document]]) -> dict:
             record = [split, doc.id, doc.sentences, doc.meta, doc.source]
             digest.update(json.dumps(record, sort_keys=True).encode("utf-8"))
     return {"documents_sha256": digest.hexdigest()}
+
+
+def _sha256_lines(rows) -> str:
+    """sha256 over one JSON line per row."""
+    digest = hashlib.sha256()
+    for row in rows:
+        digest.update((json.dumps(row, sort_keys=True, default=str) + "\n").encode("utf-8"))
+    return digest.hexdigest()
 
 
 class OrderingDataModule(pl.LightningDataModule):
@@ -126,6 +135,7 @@ class OrderingDataModule(pl.LightningDataModule):
         self.loaded_from_cache = False
         self._prepared: ProcessedData | None = None
         self._train_sampler: BucketBatchSampler | None = None
+        self._identity: dict | None = None
 
     # -- data preparation -----------------------------------------------------------------
 
@@ -211,6 +221,30 @@ class OrderingDataModule(pl.LightningDataModule):
     def eval_permutations(self, split: str) -> list[list[int]]:
         """The fixed presentation order of every document of an evaluation split."""
         return self._dataset(split).fixed_permutations
+
+    def identity(self) -> dict:
+        """What the figures of a run on this data depend on besides the model (docs/design.md,
+        "Run identity"): the dataset's name, a digest of its documents (ids, text and split
+        of each) and, per evaluation split, a digest of what a model is shown (each
+        document's id, text, fixed permutation and distractors, from ``name``,
+        ``protocol_seed`` and ``noise``). Two runs are comparable on a split only when its
+        presentation digests agree. Computed once, after ``setup``."""
+        if self._identity is None:
+            presentation = {}
+            for split in EVAL_SPLITS:
+                dataset = self._dataset(split)
+                rows = [  # distractors as (source document, sentence, slot)
+                    [doc.id, doc.sentences, dataset.fixed_permutations[i],
+                     [dataclasses.astuple(d) for d in dataset.distractors(i, 0)]]
+                    for i, doc in enumerate(self.documents[split])
+                ]
+                presentation[split] = _sha256_lines(rows)
+            self._identity = {
+                "name": self.name,
+                "documents_sha256": _documents_fingerprint(self.documents)["documents_sha256"],
+                "presentation_sha256": presentation,
+            }
+        return self._identity
 
     def stats(self) -> dict:
         """Documents, trivial (one-sentence) documents, sentences and repeated documents

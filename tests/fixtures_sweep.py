@@ -41,3 +41,22 @@ def run_train(runs: Path, *args: str, timeout: int = 600) -> subprocess.Complete
         text=True,
         timeout=timeout,
     )
+
+
+def run_dir_of(runs: Path, row: str, seed: int = 0) -> Path:
+    """The run directory of `row` (`<dataset label>/<model>/<variant>`) and `seed` under
+    `runs`, inside its config-id folder; the row must hold exactly one config."""
+    found = sorted((Path(runs) / row).glob(f"*/seed_{seed}"))
+    assert len(found) == 1, f"expected one config of {row} under {runs}, found {found}"
+    return found[0]
+
+
+def run_dir_for(runs: Path, *args: str) -> Path:
+    """The run directory `python -m benchmark.train ARGS paths.runs=RUNS` works in (its
+    config-id folder computed as the launch computes it)."""
+    from omegaconf import OmegaConf
+
+    from benchmark.harness.config import compose_config
+
+    cfg = compose_config([*args, f"paths.runs={runs}"], return_hydra_config=True)
+    return Path(OmegaConf.select(cfg, "hydra.run.dir"))

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from fixtures_sweep import TINY_LSTM, run_train
+from fixtures_sweep import TINY_LSTM, run_dir_of, run_train
 
 from benchmark.metrics.discrimination import FIGURES as DISC_FIGURES
 from benchmark.records.predictions import read_predictions
@@ -24,17 +24,15 @@ def ddp_run(tmp_path_factory) -> Path:
 
 
 def test_two_processes_leave_one_record_in_one_run_directory(ddp_run: Path):
-    assert [p.relative_to(ddp_run) for p in ddp_run.rglob("metrics.json")] == [
-        Path("synthetic/lstm_ptrnet/base/seed_0/metrics.json")
-    ]
-    run_dir = ddp_run / "synthetic/lstm_ptrnet/base/seed_0"
+    run_dir = run_dir_of(ddp_run, "synthetic/lstm_ptrnet/base")
+    assert list(ddp_run.rglob("metrics.json")) == [run_dir / "metrics.json"]
     # rank 1 was re-launched by Lightning into the same Hydra run directory
     assert (run_dir / "train_ddp_process_1.log").is_file()
     assert not list(run_dir.glob(".*.tmp")) and not (run_dir / "failed.json").exists()
 
 
 def test_every_document_is_scored_exactly_once(ddp_run: Path):
-    run_dir = ddp_run / "synthetic/lstm_ptrnet/base/seed_0"
+    run_dir = run_dir_of(ddp_run, "synthetic/lstm_ptrnet/base")
     record = json.loads((run_dir / "metrics.json").read_text())
     assert record["config"]["trainer"]["devices"] == 2
     assert record["data"]["n_docs"]["test"] == 41 and record["data"]["n_docs"]["valid"] == 37

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from fixtures_sweep import run_dir_of
 from omegaconf import OmegaConf
 from test_train_e2e import train
 
@@ -171,7 +172,7 @@ def test_documents_with_distractors_are_refused():
 def run_dir(tmp_path_factory) -> Path:
     runs = tmp_path_factory.mktemp("runs")
     train(runs, *TINY)
-    return runs / "synthetic" / "lstm_ptrnet" / "base" / "seed_0"
+    return run_dir_of(runs, "synthetic/lstm_ptrnet/base")
 
 
 def test_training_and_the_cli_report_the_same_discrimination(run_dir: Path, capsys):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from fixtures_sweep import ROOT, TINY_LSTM, cli_env, run_train, train_command
+from fixtures_sweep import ROOT, TINY_LSTM, cli_env, run_dir_for, run_train, train_command
 from omegaconf import open_dict
 
 from benchmark.harness.checkpoint_io import DamagedCheckpointError, read_checkpoint_position
@@ -32,9 +32,6 @@ from data.readers.jsonl import read_jsonl
 from models.beam_search import beam_search
 from models.candidates import validate_orders
 from models.greedy_search import greedy_search
-
-RUN = Path("synthetic/lstm_ptrnet/base/seed_0")
-
 
 # -- configuration: one line naming the key, before any training --------------------------
 BAD_CONFIGS = [
@@ -121,9 +118,7 @@ def test_the_cli_refuses_a_bad_config_in_one_line_before_training(tmp_path: Path
         "error: model.optimzer: unknown key, nothing reads it (did you mean "
         "model.optimizer?) (override +model.optimzer.lr)",
     ]
-    run_dir = tmp_path / "synthetic/lstm_ptrnet/base/seed_abc"
-    assert not (run_dir / "checkpoints").exists()  # nothing trained
-    assert "seed: expected" in json.loads((run_dir / "failed.json").read_text())["error"]
+    assert not (tmp_path / "synthetic").exists()  # refused before any folder was made
 
 
 # -- bad input files: file:line -----------------------------------------------------------
@@ -245,7 +240,8 @@ def test_only_rank_zero_takes_the_lock(tmp_path: Path, monkeypatch):
 
 
 def test_a_launch_into_a_locked_run_directory_is_refused_in_one_line(tmp_path: Path):
-    holder = hold_lock(tmp_path / RUN)
+    run_dir = run_dir_for(tmp_path, *TINY_LSTM)
+    holder = hold_lock(run_dir)
     try:
         result = run_train(tmp_path, *TINY_LSTM)
     finally:
@@ -254,9 +250,9 @@ def test_a_launch_into_a_locked_run_directory_is_refused_in_one_line(tmp_path: P
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1].startswith(
-        f"error: {tmp_path / RUN} is in use by pid {holder.pid}")
-    assert not (tmp_path / RUN / "checkpoints").exists()
-    assert not (tmp_path / RUN / "failed.json").exists()  # the holder's run did not fail
+        f"error: {run_dir} is in use by pid {holder.pid}")
+    assert not (run_dir / "checkpoints").exists()
+    assert not (run_dir / "failed.json").exists()  # the holder's run did not fail
 
 
 # -- slow: real trainings -----------------------------------------------------------------
@@ -266,9 +262,10 @@ def test_an_infinite_learning_rate_stops_within_the_first_epoch_naming_nan(tmp_p
     assert result.returncode == 1
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("error: train/loss is NaN at step ") and "epoch 0" in last
-    failure = json.loads((tmp_path / RUN / "failed.json").read_text())
+    run_dir = run_dir_for(tmp_path, *TINY_LSTM, "model.optimizer.lr=inf")
+    failure = json.loads((run_dir / "failed.json").read_text())
     assert failure["error"].startswith("NonFiniteError: train/loss is NaN")
-    assert not (tmp_path / RUN / "metrics.json").exists()
+    assert not (run_dir / "metrics.json").exists()
 
 
 @pytest.mark.slow
@@ -278,7 +275,7 @@ def test_two_concurrent_launches_one_refuses(tmp_path: Path):
                              env=cli_env(tmp_path), stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        while not (tmp_path / RUN / "checkpoints" / "last.ckpt").exists():
+        while not (run_dir_for(tmp_path, *slow) / "checkpoints" / "last.ckpt").exists():
             assert first.poll() is None, "the first launch ended early"
             time.sleep(0.1)
         second = run_train(tmp_path, *slow)
@@ -300,7 +297,7 @@ def kill_after_epoch(runs: Path, epoch: int) -> int:
         train_command(*NON_BEST, f"paths.runs={runs}"), cwd=ROOT, env=cli_env(runs),
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )
-    last = runs / RUN / "checkpoints" / "last.ckpt"
+    last = run_dir_for(runs, *NON_BEST) / "checkpoints" / "last.ckpt"
     try:
         deadline, seen = time.monotonic() + 600, None
         while True:
@@ -328,31 +325,33 @@ def test_resume_after_a_non_best_epoch_continues_from_that_epoch(tmp_path: Path)
     """Issue 16 item 1: `last.ckpt` is written after every epoch, not only after a new
     best, and the CSV log keeps the epochs before the resume, each once."""
     killed_at = kill_after_epoch(tmp_path, epoch=1)
-    best = read_checkpoint_position(tmp_path / RUN / "checkpoints" / "best.ckpt")
+    run = run_dir_for(tmp_path, *NON_BEST)
+    best = read_checkpoint_position(run / "checkpoints" / "best.ckpt")
     assert best.epoch == 0 < killed_at  # the last epoch saved was not the best one
 
     result = run_train(tmp_path, *NON_BEST)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert f"resuming from {tmp_path / RUN / 'checkpoints' / 'last.ckpt'}" in result.stdout
-    record = json.loads((tmp_path / RUN / "metrics.json").read_text())
+    assert f"resuming from {run / 'checkpoints' / 'last.ckpt'}" in result.stdout
+    record = json.loads((run / "metrics.json").read_text())
     assert record["epochs"] == EPOCHS
     # each training epoch once, then the final validation of the selected model
-    assert csv_epochs(tmp_path / RUN) == [*range(EPOCHS), EPOCHS]
+    assert csv_epochs(run) == [*range(EPOCHS), EPOCHS]
 
 
 @pytest.mark.slow
 def test_a_truncated_last_ckpt_resumes_from_the_newest_intact_checkpoint(tmp_path: Path):
     kill_after_epoch(tmp_path, epoch=1)
-    last = tmp_path / RUN / "checkpoints" / "last.ckpt"
+    run = run_dir_for(tmp_path, *NON_BEST)
+    last = run / "checkpoints" / "last.ckpt"
     last.write_bytes(last.read_bytes()[: last.stat().st_size // 3])  # full disk, old writer
 
     result = run_train(tmp_path, *NON_BEST)
     assert result.returncode == 0, result.stderr[-3000:]
     output = result.stdout + result.stderr
     assert f"{last}: damaged checkpoint" in output and "Traceback" not in output
-    assert f"resuming from {tmp_path / RUN / 'checkpoints' / 'best.ckpt'}" in output
-    assert json.loads((tmp_path / RUN / "metrics.json").read_text())["epochs"] == EPOCHS
-    assert csv_epochs(tmp_path / RUN) == [*range(EPOCHS), EPOCHS]
+    assert f"resuming from {run / 'checkpoints' / 'best.ckpt'}" in output
+    assert json.loads((run / "metrics.json").read_text())["epochs"] == EPOCHS
+    assert csv_epochs(run) == [*range(EPOCHS), EPOCHS]
     assert read_checkpoint_position(last).epoch == EPOCHS - 1  # written whole again
 
 
@@ -385,7 +384,7 @@ def test_a_read_only_run_directory_lets_hydra_write_nothing_there(tmp_path: Path
     import benchmark.harness.run_dir_access as access
 
     args = ["dataset=synthetic", "+experiment=tiny", f"paths.runs={tmp_path}"]
-    run_dir = tmp_path / "synthetic/lstm_ptrnet/base/seed_0"
+    run_dir = run_dir_for(tmp_path, *args[:-1])
     assert access.read_only_arguments(args) == args  # writable: as given
     monkeypatch.setattr(access, "_writable", lambda path: False)
     with pytest.raises(access.UnwritableRunsError, match=f"{run_dir}: cannot create"):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from fixtures_sweep import run_dir_of
 
 from data.readers.synthetic import FILLER_WORDS, RANK_WORDS
 from models.registry import presets
@@ -102,6 +103,7 @@ def test_preset_learns_synthetic_through_the_harness(preset, tmp_path):
         timeout=1800,
     )
     assert result.returncode == 0, result.stderr[-4000:]
-    record = json.loads((tmp_path / "synthetic" / preset / "base/seed_0/metrics.json").read_text())
+    run_dir = run_dir_of(tmp_path, f"synthetic/{preset}/base")
+    record = json.loads((run_dir / "metrics.json").read_text())
     assert record["model"] == preset
     assert record["split"]["test"]["tau"] >= 0.9, record["split"]["test"]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from fixtures_sweep import run_dir_of
 from test_train_e2e import run_cli, train
 
 from benchmark.harness.config import compose_config
@@ -52,7 +53,7 @@ def noisy_run(tmp_path_factory) -> Path:
     """A tiny LSTM+PtrNet run on synthetic with one distractor per document."""
     runs = tmp_path_factory.mktemp("runs")
     train(runs, *NOISY_OVERRIDES, "dataset.noise=1")
-    return runs / "synthetic_noise1" / "lstm_ptrnet" / "base" / "seed_0"
+    return run_dir_of(runs, "synthetic_noise1/lstm_ptrnet/base")
 
 
 def test_noisy_run_writes_noise_predictions_and_figures(noisy_run: Path):
@@ -103,7 +104,7 @@ def test_random_baseline_under_zero_one_noise(tmp_path: Path):
     """Keeps every sentence: noise_acc is the share of documents without a distractor;
     a relaunch of the same command is skipped."""
     train(tmp_path, "model=random", "logger=csv", "dataset.noise=0/1")
-    run_dir = tmp_path / "synthetic_noise0-1" / "random" / "base" / "seed_0"
+    run_dir = run_dir_of(tmp_path, "synthetic_noise0-1/random/base")
     test = json.loads((run_dir / "metrics.json").read_text())["split"]["test"]
     predictions = read_predictions(run_dir / "predictions.jsonl")
     clean = [p for p in predictions if not p.noise]

@@ -3,11 +3,12 @@ shuffled paragraph with a tiny trained run."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
-from omegaconf import OmegaConf
+from fixtures_sweep import run_dir_of
 from test_train_e2e import train
 
 from benchmark.harness.trained_run import load_trained_run
@@ -54,7 +55,7 @@ def test_input_modes():
 def run_dir(tmp_path_factory) -> Path:
     runs = tmp_path_factory.mktemp("runs")
     train(runs, *TINY)
-    return runs / "synthetic" / "lstm_ptrnet" / "base" / "seed_0"
+    return run_dir_of(runs, "synthetic/lstm_ptrnet/base")
 
 
 @pytest.fixture(scope="module")
@@ -88,9 +89,9 @@ def test_a_vocabulary_saved_in_the_run_replaces_the_dataset(run_dir: Path, parag
     copy = tmp_path / "run"
     shutil.copytree(run_dir, copy)
     from_data.vocab.save(copy / VOCAB_NAME)
-    config = OmegaConf.load(copy / ".hydra" / "config.yaml")
-    config.dataset.reader._target_ = "no.such.Reader"  # the dataset is not needed any more
-    OmegaConf.save(config, copy / ".hydra" / "config.yaml")
+    record = json.loads((copy / "metrics.json").read_text())  # the run's own config
+    record["config"]["dataset"]["reader"]["_target_"] = "no.such.Reader"  # not needed now
+    (copy / "metrics.json").write_text(json.dumps(record))
     from_copy = load_trained_run(copy)
     assert from_copy.vocab.itos == from_data.vocab.itos
     assert from_copy.order(paragraph, 2) == from_data.order(paragraph, 2)
@@ -106,9 +107,9 @@ def test_errors_are_one_line_with_exit_status_2(run_dir: Path, tmp_path: Path, c
     no_dataset = tmp_path / "no_dataset"  # no vocab.json and a dataset that cannot be read
     shutil.copytree(run_dir, no_dataset)
     (no_dataset / VOCAB_NAME).unlink()
-    config = OmegaConf.load(no_dataset / ".hydra" / "config.yaml")
-    config.dataset.reader._target_ = "no.such.Reader"
-    OmegaConf.save(config, no_dataset / ".hydra" / "config.yaml")
+    record = json.loads((no_dataset / "metrics.json").read_text())  # the run's own config
+    record["config"]["dataset"]["reader"]["_target_"] = "no.such.Reader"
+    (no_dataset / "metrics.json").write_text(json.dumps(record))
     cases = {
         "the vocabulary cannot be rebuilt": [f"run={no_dataset}", f"input={text}"],
         "no such run directory": [f"run={tmp_path / 'missing'}", f"input={text}"],

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 import yaml
+from fixtures_sweep import run_dir_of
 
 from models.noise_wrapper import NoiseWrapper
 from models.registry import get_preset, preset_names, presets, register_preset
@@ -130,7 +131,8 @@ def test_a_new_model_is_one_file_and_one_yaml(tmp_path, noise):
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-4000:]
     dataset = "synthetic" if noise == "0" else "synthetic_noise1"
-    record = json.loads((runs / dataset / "cnn_attention/base/seed_0/metrics.json").read_text())
+    run_dir = run_dir_of(runs, f"{dataset}/cnn_attention/base")
+    record = json.loads((run_dir / "metrics.json").read_text())
     assert record["model"] == "cnn_attention"
     metric = "noise_acc" if noise == "1" else "tau"
     assert metric in record["split"]["test"]

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from fixtures_sweep import ROOT, TINY_LSTM, cli_env, run_train, train_command
+from fixtures_sweep import ROOT, TINY_LSTM, cli_env, run_dir_for, run_train, train_command
 
 EPOCHS = 6
 ARGS = (*TINY_LSTM, f"trainer.max_epochs={EPOCHS}", "logger=wandb")
@@ -37,7 +37,7 @@ def kill_after_first_checkpoint(runs: Path, run_dir: Path) -> None:
 
 @pytest.mark.slow
 def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path):
-    run_dir = tmp_path / "synthetic/lstm_ptrnet/base/seed_0"
+    run_dir = run_dir_for(tmp_path, *ARGS)
     kill_after_first_checkpoint(tmp_path, run_dir)
     assert not (run_dir / "metrics.json").exists()
     wandb_id = json.loads((run_dir / "checkpoints/resume.json").read_text())["wandb_id"]

@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from fixtures_sweep import ROOT, cli_env
+from fixtures_sweep import ROOT, cli_env, run_dir_of
 
 
 def _cluster_up() -> bool:
@@ -115,13 +115,13 @@ def test_cancelled_job_ends_the_sweep_with_the_summary_and_the_relaunch_finishes
     tmp_path: Path,
 ):
     args = (*SMALL, *LONGER, "variant=cancel")
-    cancelled = tmp_path / "synthetic/lstm_ptrnet/cancel/seed_1"
     started = time.monotonic()
     sweep = subprocess.Popen(sweep_command(tmp_path, *args), cwd=ROOT, env=cli_env(tmp_path),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         # cancel seed 1's job (array task 1) once it has a checkpoint to resume from
-        wait_for(lambda: (cancelled / "checkpoints" / "last.ckpt").is_file()
+        wait_for(lambda: any(tmp_path.glob("synthetic/lstm_ptrnet/cancel/*/seed_1/checkpoints/"
+                                           "last.ckpt"))
                  and any(name.endswith("_1") for name in job_folders(tmp_path)),
                  timeout=300, what="seed 1's first last.ckpt")
         job_id = next(name for name in job_folders(tmp_path) if name.endswith("_1"))
@@ -131,6 +131,7 @@ def test_cancelled_job_ends_the_sweep_with_the_summary_and_the_relaunch_finishes
         if sweep.poll() is None:
             sweep.kill()
     print(f"make sweep with {job_id} cancelled: {time.monotonic() - started:.0f} s")
+    cancelled = run_dir_of(tmp_path, "synthetic/lstm_ptrnet/cancel", 1)
     assert sweep.returncode != 0
     assert "sweep] Error 1" in err  # make: the sweep's own exit status is 1
     assert "Traceback" not in err, err[-3000:]
@@ -138,7 +139,7 @@ def test_cancelled_job_ends_the_sweep_with_the_summary_and_the_relaunch_finishes
     assert f"  INTERRUPTED  {cancelled}\n      SLURM job {job_id} ended CANCELLED" in out, out
     assert f".submitit/{job_id}/{job_id}_0_log.err" in out
     assert "1 of 2 runs did not finish" in err
-    assert (tmp_path / "synthetic/lstm_ptrnet/cancel/seed_0/metrics.json").is_file()
+    assert (run_dir_of(tmp_path, "synthetic/lstm_ptrnet/cancel", 0) / "metrics.json").is_file()
 
     result = make_sweep(tmp_path, *args)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
@@ -156,7 +157,7 @@ def test_time_limited_run_is_requeued_and_reaches_its_last_epoch(tmp_path: Path)
             f"trainer.max_epochs={epochs}", "variant=timelimit")
     result = make_sweep(tmp_path, *args, timeout=1800)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    run_dir = tmp_path / "synthetic/lstm_ptrnet/timelimit/seed_0"
+    run_dir = run_dir_of(tmp_path, "synthetic/lstm_ptrnet/timelimit", 0)
     (job_id,) = job_folders(tmp_path)
     requeues = subprocess.run(["sacct", "-n", "-X", "-D", "-P", "-o", "State", "-j", job_id],
                               capture_output=True, text=True, check=True).stdout.split()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixtures_sweep import run_train
+from fixtures_sweep import run_dir_of, run_train
 
 LAUNCHERS = [
     pytest.param((), id="in-process"),
@@ -33,8 +33,8 @@ def sweep(runs: Path, launcher: tuple[str, ...]) -> str:
 def test_smoke_sweep_runs_each_job_once_and_only_what_is_missing(tmp_path: Path, launcher):
     out = sweep(tmp_path, launcher)
     first = records(tmp_path)
-    assert [p.parent.relative_to(tmp_path).as_posix() for p in first] == [
-        f"synthetic/{model}/smoke/seed_{seed}"
+    assert list(first) == [
+        run_dir_of(tmp_path, f"synthetic/{model}/smoke", seed) / "metrics.json"
         for model in ("lstm_ptrnet", "random") for seed in (0, 1)
     ]
     assert "4 runs: 4 finished (4 in this sweep, 0 before)" in out
@@ -43,7 +43,7 @@ def test_smoke_sweep_runs_each_job_once_and_only_what_is_missing(tmp_path: Path,
     assert records(tmp_path) == first
     assert "4 runs: 4 finished (0 in this sweep, 4 before)" in out
 
-    deleted = next(path for path in first if "lstm_ptrnet/smoke/seed_1" in path.as_posix())
+    deleted = run_dir_of(tmp_path, "synthetic/lstm_ptrnet/smoke", 1) / "metrics.json"
     deleted.unlink()
     out = sweep(tmp_path, launcher)
     again = records(tmp_path)

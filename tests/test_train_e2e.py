@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from fixtures_sweep import run_dir_of
 
 from benchmark.metrics.discrimination import FIGURES as DISC_FIGURES
 from benchmark.records.predictions import read_predictions
@@ -46,7 +47,7 @@ def lstm_run(tmp_path_factory) -> Path:
     """One tiny LSTM+PtrNet run on synthetic with the default loggers (CSV + offline W&B)."""
     runs = tmp_path_factory.mktemp("runs")
     train(runs, "model=lstm_ptrnet", "+experiment=tiny", "seed=0")
-    return runs / "synthetic" / "lstm_ptrnet" / "base" / "seed_0"
+    return run_dir_of(runs, "synthetic/lstm_ptrnet/base")
 
 
 def test_run_directory_holds_record_predictions_checkpoint_and_logs(lstm_run: Path):
@@ -98,7 +99,8 @@ def test_score_cli_reproduces_the_run_record(lstm_run: Path):
 
 def test_random_baseline_runs_without_training(tmp_path: Path):
     train(tmp_path, "model=random", "logger=csv")
-    record = json.loads((tmp_path / "synthetic/random/base/seed_0/metrics.json").read_text())
+    run_dir = run_dir_of(tmp_path, "synthetic/random/base")
+    record = json.loads((run_dir / "metrics.json").read_text())
     assert record["n_params"] == 0 and record["epochs"] == 0
     assert record["stopped_by"] == "untrained" and record["best_epoch"] is None
     assert -0.5 < record["split"]["test"]["tau"] < 0.5

@@ -9,8 +9,15 @@
   every epoch whether or not it is the best. A monitored `ModelCheckpoint(save_last=True)`
   writes `last.ckpt` only when it saves a new best, so a resume after a worse epoch went
   back to the best one and trained the epochs after it again.
+- `FolderCheckpoint`: a `ModelCheckpoint` that belongs to its folder. Lightning restores the
+  absolute `best_model_path` stored in `last.ckpt`, so a run folder copied or moved and then
+  relaunched validated and tested the *original* folder's `best.ckpt`; here the stored paths
+  are mapped into the folder the callback writes to, and a path outside it is dropped.
 - `read_checkpoint_position` / `newest_intact_checkpoint`: load a checkpoint fully before
   resuming from it; a damaged one is passed over with a warning naming the file.
+
+Every checkpoint is loaded with `weights_only=True` (`benchmark.harness.checkpoint_file`): a
+file holding pickled objects beyond tensors and plain containers is refused, never executed.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import torch
 from lightning_fabric.plugins.io.torch_io import TorchCheckpointIO
 from pytorch_lightning.callbacks import ModelCheckpoint
 
+from benchmark.harness.checkpoint_file import DamagedCheckpointError, load_checkpoint
 from benchmark.records.atomic_io import atomic_write_bytes
 
 log = logging.getLogger(__name__)
@@ -53,22 +61,46 @@ class AtomicCheckpointIO(TorchCheckpointIO):
             raise failure from error
 
 
+_STORED_PATHS = ("best_model_path", "kth_best_model_path", "last_model_path")
+
+
+class FolderCheckpoint(ModelCheckpoint):
+    """`ModelCheckpoint` whose restored state names files of its own `dirpath` only."""
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        stored = state_dict.get("dirpath")
+        if stored is None or self.dirpath is None:
+            return super().load_state_dict(state_dict)
+        state = dict(state_dict, dirpath=self.dirpath)  # the same run, wherever it lies now
+        for key in _STORED_PATHS:
+            state[key] = self._relocated(state_dict.get(key) or "", stored)
+        state["best_k_models"] = {
+            self._relocated(path, stored): score
+            for path, score in (state_dict.get("best_k_models") or {}).items()
+            if self._relocated(path, stored)
+        }
+        super().load_state_dict(state)
+
+    def _relocated(self, path: str, stored_dir: str) -> str:
+        """`path` (a file of `stored_dir`) as the same file in this callback's folder; ""
+        for a path outside `stored_dir`, which is never used."""
+        if not path or Path(path).parent != Path(stored_dir):
+            return ""
+        return str(Path(self.dirpath) / Path(path).name)
+
+
 def checkpoint_callbacks(dirpath: Path, monitor: str) -> tuple[ModelCheckpoint, ModelCheckpoint]:
     """(best, last): `best.ckpt` when `monitor` (maximised) improves, `last.ckpt` after
     every epoch. Give Lightning both, best first (it is `trainer.checkpoint_callback`)."""
-    best = ModelCheckpoint(
+    best = FolderCheckpoint(
         dirpath=dirpath, filename="best", monitor=monitor, mode="max",
         enable_version_counter=False,  # a fresh start replaces stale files, no best-v1.ckpt
     )
-    last = ModelCheckpoint(
+    last = FolderCheckpoint(
         dirpath=dirpath, filename="last", monitor=None, save_top_k=1, every_n_epochs=1,
         enable_version_counter=False,
     )
     return best, last
-
-
-class DamagedCheckpointError(ValueError):
-    """A checkpoint file that cannot be loaded (truncated, not a checkpoint)."""
 
 
 @dataclass(frozen=True)
@@ -84,13 +116,9 @@ def read_checkpoint_position(path: Path) -> CheckpointPosition:
     """Load `path` completely and return its epoch and step; DamagedCheckpointError
     (naming the file) when it cannot be loaded or lacks a Lightning training state."""
     path = Path(path)
-    try:
-        checkpoint = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception as error:  # torch raises RuntimeError, EOFError, UnpicklingError ...
-        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise DamagedCheckpointError(f"{path}: damaged checkpoint ({reason})") from None
+    checkpoint = load_checkpoint(path)
     missing = [key for key in ("state_dict", "epoch", "global_step") if key not in checkpoint]
-    if not isinstance(checkpoint, dict) or missing:
+    if missing:
         raise DamagedCheckpointError(f"{path}: not a training checkpoint (lacks {missing})")
     return CheckpointPosition(path, int(checkpoint["epoch"]), int(checkpoint["global_step"]))
 

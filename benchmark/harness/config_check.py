@@ -29,6 +29,7 @@ from hydra.utils import get_object
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from benchmark.harness.run_path import path_problems
 from data.noise import noise_setting
 
 _ABSENT = object()
@@ -214,7 +215,7 @@ def check_config(
     """ConfigError listing every problem of `cfg` (its command-line `overrides` too, when
     `compose` is given; `choices`: the run's config groups, `hydra.runtime.choices`),
     before anything is trained."""
-    problems = value_problems(cfg)
+    problems = value_problems(cfg) + path_problems(cfg)
     if compose is not None:
         problems += key_problems(cfg, overrides, compose, choices)
     if problems:

@@ -1,15 +1,33 @@
-"""When two resolved configs describe the same run: the rule that lets a re-launched sweep
-skip finished runs and resume interrupted ones.
+"""When two resolved configs describe the same run, and the config id that names a run
+directory (docs/design.md, "Run identity").
 
-A run directory is named by (dataset, model, variant, seed); what it holds is valid for a
-new launch only when the new resolved config equals the stored one, leaving out the keys in
-`IGNORED_KEYS`, which change where and how a run is stored, shown or logged but not what it
-computes. A key of `ADDED_DEFAULTS` that a config lacks (one stored before the key
-existed) counts as its default, the value such runs were made with.
+A run directory is `<dataset label>/<model>/<variant>/<config id>/seed_<seed>`. The config
+id (`config_id`) is a digest of everything else that changes what the run computes, so two
+configs that differ in anything but the seed never share a directory: a `make train` and a
+sweep of another budget, two JSONL folders, two learning rates. What a directory holds is
+valid for a new launch only when the new config equals the stored one (`identity_config`),
+leaving out:
+
+- `IGNORED_KEYS`, which change where and how a run is stored, shown or logged but not what
+  it computes;
+- the *locations* of data and caches (`LOCATION_KEYS`: keys named `path`, `*_path` or
+  `directory`) are compared as real paths, so `../shared/datasets` and its absolute form
+  are one dataset, while a cache folder (content-addressed) is not compared at all;
+- the module part of a `_target_` (`models.presets.attordernet` counts as `attordernet`):
+  moving code computes the same thing.
+
+A key of `ADDED_DEFAULTS` that a config lacks (one stored before the key existed) counts as
+its default, the value such runs were made with; in the config id such a key at its
+default is left out, so adding a key with a default that keeps old behaviour keeps every
+existing id.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,10 +45,22 @@ IGNORED_KEYS = (
 )
 
 ADDED_DEFAULTS = {
-    "dataset.noise": 0,  # no distractors (DESIGN section 4)
+    "dataset.noise": 0,  # no distractors (docs/design.md, section 4)
 }
 
+# keys that name the run directory itself (conf/config.yaml `hydra.run.dir`), so the config
+# id leaves them out, with what they stand at while it is computed (a key that takes its
+# value from one, like the random baseline's `model.net.seed: ${seed}`, follows it): the
+# label (and noise setting) of the dataset, the model, the variant label and the seed
+DIRECTORY_KEYS = {
+    "dataset.label": "-", "dataset.noise": 0, "model.name": "-", "variant": "-", "seed": 0,
+}
+CONFIG_ID_LENGTH = 8  # hex digits of the digest in the directory name
+LOCATION_KEYS = re.compile(r"^(path|.+_path)$")  # data locations, compared as real paths
+CACHE_KEYS = ("directory",)  # cache folders: content-addressed, never compared
+
 _MISSING = "<absent>"
+_ABSENT_KEY = object()
 
 
 def comparable_config(cfg: DictConfig | Mapping) -> dict:
@@ -52,6 +82,59 @@ def comparable_config(cfg: DictConfig | Mapping) -> dict:
         if isinstance(node, DictConfig) and leaf not in node:
             node[leaf] = default
     return OmegaConf.to_container(cfg, resolve=True)
+
+
+def _normalise(node: Any, key: str = "") -> Any:
+    """Locations as real paths, caches dropped, `_target_` by its last name (recursive)."""
+    if isinstance(node, Mapping):
+        return {
+            k: _normalise(v, str(k)) for k, v in node.items() if str(k) not in CACHE_KEYS
+        }
+    if isinstance(node, list):
+        return [_normalise(v) for v in node]
+    if key == "_target_" and isinstance(node, str):
+        return node.rsplit(".", 1)[-1]
+    if LOCATION_KEYS.match(key) and isinstance(node, str) and node and "://" not in node:
+        expanded = os.path.expanduser(node)
+        # a name that is not a folder here (e.g. a Hugging Face dataset id) stays as it is
+        return os.path.realpath(expanded) if os.path.exists(expanded) else node
+    return node
+
+
+def identity_config(cfg: DictConfig | Mapping) -> dict:
+    """`comparable_config` with locations, caches and `_target_` normalised (see the module
+    docstring): two launches may share a run directory's results iff these are equal."""
+    return _normalise(comparable_config(cfg))
+
+
+def _parent(config: dict, dotted: str) -> tuple[dict | None, str]:
+    """The mapping that holds the dotted key `dotted` (None if there is none) and its leaf."""
+    *parents, leaf = dotted.split(".")
+    node = config
+    for part in parents:
+        node = node.get(part) if isinstance(node, dict) else None
+    return (node if isinstance(node, dict) else None), leaf
+
+
+def config_id(cfg: DictConfig | Mapping) -> str:
+    """The run directory's config id: the first `CONFIG_ID_LENGTH` hex digits of the sha256
+    of `identity_config(cfg)` without the `DIRECTORY_KEYS` (already in the path) and without
+    `ADDED_DEFAULTS` keys at their defaults."""
+    plain = OmegaConf.create(OmegaConf.to_container(cfg) if OmegaConf.is_config(cfg) else cfg)
+    for dotted, placeholder in DIRECTORY_KEYS.items():
+        if OmegaConf.select(plain, dotted, default=_ABSENT_KEY) is not _ABSENT_KEY:
+            OmegaConf.update(plain, dotted, placeholder)
+    config = identity_config(plain)
+    for dotted in DIRECTORY_KEYS:
+        node, leaf = _parent(config, dotted)
+        if node is not None:
+            node.pop(leaf, None)
+    for dotted, default in ADDED_DEFAULTS.items():
+        node, leaf = _parent(config, dotted)
+        if node is not None and node.get(leaf, default) == default:
+            node.pop(leaf, None)
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:CONFIG_ID_LENGTH]
 
 
 def config_differences(old: Any, new: Any, prefix: str = "") -> list[str]:

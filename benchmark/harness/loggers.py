@@ -13,12 +13,15 @@ from benchmark.harness.run_plan import RunPlan
 
 
 def build_loggers(logger_cfgs: DictConfig | None, plan: RunPlan) -> list:
-    """Instantiate `cfg.logger`; a logger config with `id: null` gets the run's W&B id,
+    """Instantiate `cfg.logger` writing into the plan's work folder (the run directory, or
+    the staging folder of a rerun); a logger config with `id: null` gets the run's W&B id,
     a resumable CSV log the checkpoint the run resumes from."""
     loggers = []
     for logger_cfg in (logger_cfgs or {}).values():
-        run_id = {"id": plan.wandb_id} if "id" in logger_cfg and logger_cfg.id is None else {}
-        logger = instantiate(logger_cfg, **run_id)
+        options = {"save_dir": str(plan.work_dir)} if "save_dir" in logger_cfg else {}
+        if "id" in logger_cfg and logger_cfg.id is None:
+            options["id"] = plan.wandb_id
+        logger = instantiate(logger_cfg, **options)
         if hasattr(logger, "continue_from"):  # the CSV log keeps the epochs before a resume
             logger.continue_from(plan.resume_from)
         loggers.append(logger)

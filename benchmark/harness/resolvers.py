@@ -13,12 +13,19 @@ The noise setting (`dataset.noise`, DESIGN section 4; `conf/config.yaml`):
 - `${selection_metric:${dataset.noise}}`: the valid metric that selects the checkpoint.
 
 - `${cache_dir:minilm}`: a folder of the git-ignored data cache (`data/paths.py`).
+
+The run directory (`hydra.run.dir`, `hydra.sweep.subdir`):
+
+- `${config_id:}`: the digest of everything in the config that changes what a run computes
+  beyond the dataset label, model, variant and seed (`benchmark.harness.config_diff.config_id`).
 """
 
 from __future__ import annotations
 
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
 
+from benchmark.harness.config_diff import config_id
+from benchmark.harness.run_path import path_problems
 from data.noise import has_noise, noise_label
 from data.paths import CACHE_ROOT
 
@@ -52,6 +59,15 @@ def cache_dir(name: str) -> str:
     return str(CACHE_ROOT / name)
 
 
+def run_config_id(*, _root_: DictConfig) -> str:
+    """`config_id` of the whole config the interpolation sits in, once the other components
+    of the run directory are known to be plain folder names (`run_path.path_problems`)."""
+    problems = path_problems(_root_)
+    if problems:
+        raise ValueError("; ".join(problems))
+    return config_id(_root_)
+
+
 def register_resolvers() -> None:
     """Make the resolvers known to OmegaConf (idempotent)."""
     for name, resolver in (
@@ -60,6 +76,7 @@ def register_resolvers() -> None:
         ("noise_label", noise_label),
         ("selection_metric", selection_metric),
         ("cache_dir", cache_dir),
+        ("config_id", run_config_id),
     ):
         if not OmegaConf.has_resolver(name):
             OmegaConf.register_new_resolver(name, resolver)

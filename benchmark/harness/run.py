@@ -22,6 +22,7 @@ from benchmark.harness.checkpoint_io import (
     checkpoint_callbacks,
 )
 from benchmark.harness.config_check import check_scorable_splits
+from benchmark.harness.config_diff import config_id
 from benchmark.harness.finite_guard import FiniteGuard
 from benchmark.harness.lit_module import OrderingTask
 from benchmark.harness.loggers import build_loggers
@@ -31,6 +32,7 @@ from benchmark.harness.run_plan import (
     CHECKPOINT_DIR,
     ResumeInfo,
     RunPlan,
+    check_resumed_data,
 )
 from benchmark.harness.training_progress import training_progress
 from benchmark.metrics.breakdowns import breakdowns
@@ -51,6 +53,38 @@ from benchmark.stats.discrimination_summary import add_to_record
 from data.noise import has_noise, noise_label
 
 log = logging.getLogger(__name__)
+
+
+def run_budget(cfg: DictConfig) -> dict:
+    """What bounds a run's training: epochs or steps, early stopping and its metric, and a
+    wall-clock limit if one was set (which makes figures depend on the machine)."""
+    return {
+        "max_epochs": cfg.trainer.get("max_epochs"),
+        "max_steps": cfg.trainer.get("max_steps", -1),
+        "patience": cfg.early_stopping.patience,
+        "monitor": cfg.early_stopping.monitor,
+        "max_time": cfg.trainer.get("max_time"),
+    }
+
+
+def run_identity(cfg: DictConfig, datamodule) -> dict:
+    """What makes two runs' figures comparable (docs/design.md, "Run identity"): the config
+    id of the run directory, the data (name and documents digest), the protocol (the seed
+    and digests of the fixed valid/test presentation, the trivial-document policy, the
+    noise setting) and the budget. Reports pair or pool runs only when the data and
+    protocol agree, and say when budgets differ."""
+    data = datamodule.identity()
+    return {
+        "config_id": config_id(cfg),
+        "data": {"name": data["name"], "documents_sha256": data["documents_sha256"]},
+        "protocol": {
+            "protocol_seed": cfg.protocol_seed,
+            "presentation_sha256": data["presentation_sha256"],
+            "include_trivial": bool(cfg.include_trivial),
+            "noise": str(dataset_noise(cfg)),
+        },
+        "budget": run_budget(cfg),
+    }
 
 
 def build_datamodule(cfg: DictConfig) -> pl.LightningDataModule:
@@ -83,17 +117,16 @@ def build_task(cfg: DictConfig, datamodule) -> OrderingTask:
     )
 
 
-def build_trainer(
-    cfg: DictConfig, run_dir: Path, plan: RunPlan
-) -> tuple[pl.Trainer, ModelCheckpoint, Timer]:
+def build_trainer(cfg: DictConfig, plan: RunPlan) -> tuple[pl.Trainer, ModelCheckpoint, Timer]:
     """The Trainer with model selection on valid (checkpoint + early stopping), resumable:
     `last.ckpt` after every epoch (saved atomically), the training time carried across
     resumes (the `Timer` also enforces `trainer.max_time`), the NaN/inf guard and the W&B
-    run id of `plan`."""
+    run id of `plan`; everything is written into `plan.work_dir`."""
     monitor = cfg.early_stopping.monitor
-    checkpoint, last = checkpoint_callbacks(run_dir / CHECKPOINT_DIR, monitor)
+    work_dir = plan.work_dir
+    checkpoint, last = checkpoint_callbacks(work_dir / CHECKPOINT_DIR, monitor)
     timer = Timer(duration=cfg.trainer.get("max_time"))
-    callbacks = [checkpoint, last, timer, ResumeInfo(run_dir, plan), FiniteGuard(monitor)]
+    callbacks = [checkpoint, last, timer, ResumeInfo(plan), FiniteGuard(monitor)]
     if cfg.early_stopping.patience:
         callbacks.append(
             EarlyStopping(
@@ -108,14 +141,27 @@ def build_trainer(
         callbacks=callbacks,
         plugins=[AtomicCheckpointIO()],  # checkpoints renamed into place in their folder
         logger=loggers or False,
-        default_root_dir=run_dir,
+        default_root_dir=work_dir,
     )
     return trainer, checkpoint, timer
 
 
+def own_best_checkpoint(checkpoint: ModelCheckpoint, work_dir: Path) -> Path | None:
+    """The checkpoint selected on valid, which must be this run's own file
+    (`work_dir/checkpoints/best.ckpt`); None when training saved none."""
+    if not checkpoint.best_model_path:
+        return None
+    best = Path(checkpoint.best_model_path)
+    if best.parent.resolve() != (work_dir / CHECKPOINT_DIR).resolve():
+        raise RuntimeError(f"{best}: the selected checkpoint is not in the run's own folder")
+    return best
+
+
 def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
     """Train (unless the model has nothing to learn; from `plan.ckpt_path` when resuming),
-    select on valid, test once."""
+    select on valid, test once. Every file goes to `plan.work_dir` (the run directory, or the
+    staging folder of a rerun); the record names `run_dir`'s files relative to it."""
+    work_dir = plan.work_dir
     if cfg.cpu_threads:
         torch.set_num_threads(cfg.cpu_threads)
     pl.seed_everything(cfg.seed, workers=True)
@@ -125,20 +171,21 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
     check_scorable_splits(
         cfg.dataset.name, datamodule.documents, cfg.include_trivial, has_noise(dataset_noise(cfg))
     )
-    atomic_write_text(run_dir / VOCAB_NAME, datamodule.vocab.to_json())  # same on every rank
+    check_resumed_data(plan, datamodule.identity()["documents_sha256"])
+    atomic_write_text(work_dir / VOCAB_NAME, datamodule.vocab.to_json())  # same on every rank
     task = build_task(cfg, datamodule)
-    trainer, checkpoint, timer = build_trainer(cfg, run_dir, plan)
+    trainer, checkpoint, timer = build_trainer(cfg, plan)
 
     trainable = getattr(task.net, "trainable", True)
     if trainable:
         if plan.ckpt_path is not None:
             log.info("resuming from %s", plan.ckpt_path)
-        trainer.fit(task, datamodule=datamodule, ckpt_path=plan.ckpt_path)
+        trainer.fit(task, datamodule=datamodule, ckpt_path=plan.ckpt_path, weights_only=True)
     train_seconds = timer.time_elapsed("train")  # includes the sessions before a resume
-    progress = training_progress(trainer, checkpoint.best_model_path, trainable)
-    ckpt_path = "best" if trainable and checkpoint.best_model_path else None
-    trainer.validate(task, datamodule=datamodule, ckpt_path=ckpt_path, verbose=False)
-    trainer.test(task, datamodule=datamodule, ckpt_path=ckpt_path, verbose=False)
+    best = own_best_checkpoint(checkpoint, work_dir) if trainable else None
+    progress = training_progress(trainer, best and str(best), trainable)
+    for evaluate in (trainer.validate, trainer.test):  # the selected model, loaded safely
+        evaluate(task, datamodule=datamodule, ckpt_path=best, verbose=False, weights_only=True)
     noise = dataset_noise(cfg)
     discriminate = cfg.evaluate_discrimination and not has_noise(noise)
     if cfg.evaluate_discrimination and not discriminate:
@@ -159,7 +206,7 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
         split: with_meta(records, datamodule.documents[split])
         for split, records in task.split_records.items()
     }
-    write_predictions(run_dir / PREDICTIONS_NAME, split_records["test"])
+    write_predictions(work_dir / PREDICTIONS_NAME, split_records["test"])
     record = {
         "model": cfg.model.name,
         "dataset": noise_label(cfg.dataset.name, noise),
@@ -183,10 +230,11 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
         "environment": run_environment(
             trainer.strategy.root_device, cfg.trainer.get("deterministic")
         ),
-        "best_checkpoint": checkpoint.best_model_path or None,
+        "best_checkpoint": best and str(best.relative_to(work_dir)),  # in the run's folder
         "n_docs": task.split_metrics["test"]["n_docs"],
         "n_trivial": task.split_metrics["test"]["n_trivial"],
         "data": datamodule.stats(),
+        "identity": run_identity(cfg, datamodule),
         "protocol": {
             "protocol_seed": cfg.protocol_seed,
             "trivial_policy": task.split_metrics["test"]["trivial_policy"],
@@ -222,5 +270,5 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
             record, "test", disc_records, cfg.bootstrap_resamples, cfg.protocol_seed,
             published=published,
         )
-    write_run_record(run_dir, record)
+    write_run_record(work_dir, record)
     return record

@@ -1,4 +1,9 @@
-"""A run directory that cannot be written, met before Hydra starts.
+"""What is checked before Hydra starts: the run directory's path, and a run directory that
+cannot be written.
+
+Hydra creates the run directory before the run's code starts, so a setting that makes the
+path unsafe or the run impossible (`variant=../x`, `seed=4294967296`) is refused here, one
+line per problem and exit status 2, before any folder exists (`prelaunch_problems`).
 
 Hydra writes `.hydra/` and the job's log file into the run directory before the run's
 code starts, so a read-only runs directory ended in a traceback from Hydra's logging
@@ -18,6 +23,7 @@ from pathlib import Path
 from omegaconf import OmegaConf
 
 from benchmark.harness.config import compose_config
+from benchmark.harness.config_check import ConfigError, check_config
 
 READ_ONLY_HYDRA = ("hydra.output_subdir=null", "hydra/job_logging=stdout")
 
@@ -28,6 +34,24 @@ class UnwritableRunsError(PermissionError):
 
 def _writable(path: Path) -> bool:
     return os.access(path, os.W_OK)
+
+
+def prelaunch_problems(overrides: list[str]) -> list[str]:
+    """The problems `benchmark.harness.config_check.check_config` finds in a single-run
+    launch's config (empty for flags such as `-m` or `--cfg`, and for configs that do not
+    compose, which Hydra reports itself)."""
+    if any(arg.startswith("-") for arg in overrides):
+        return []
+    try:
+        cfg = compose_config(list(overrides), return_hydra_config=True)
+        choices = list(cfg.hydra.runtime.choices)
+    except Exception:
+        return []
+    try:
+        check_config(cfg, overrides, compose_config, choices)
+    except ConfigError as error:
+        return str(error).splitlines()
+    return []
 
 
 def read_only_arguments(overrides: list[str]) -> list[str]:

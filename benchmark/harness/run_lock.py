@@ -6,6 +6,7 @@ holder (pid, host, start time). The lock is an exclusive `flock` on the file, wh
 system releases when its holder dies however it dies, and the file's text says who holds
 it. A lock left by a dead holder is taken over with a warning naming it; where the
 filesystem has no `flock`, a holder on this host whose pid is gone counts as dead.
+The file is opened without following a symbolic link (one placed there is refused).
 A SLURM job requeued (same job id) takes over the lock of its own earlier allocation,
 which a network filesystem may keep for a while after that node's processes are gone.
 Only the first process of a distributed run (rank 0) takes it: the others are its own.
@@ -19,6 +20,8 @@ import logging
 import os
 import socket
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 LOCK_NAME = "run.lock"
@@ -98,7 +101,14 @@ class RunLock:
         path = Path(run_dir) / LOCK_NAME
         path.parent.mkdir(parents=True, exist_ok=True)
         for _ in range(10):  # retried when the file was replaced while we opened it
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+            try:  # never through a symbolic link: the lock would overwrite its target
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+            except OSError as error:
+                if error.errno != errno.ELOOP:
+                    raise
+                raise RunLockedError(
+                    f"{path} is a symbolic link (to {os.readlink(path)}); refused: remove it"
+                ) from None
             try:
                 previous = _holder(os.pread(fd, 1 << 16, 0).decode("utf-8", "replace"))
                 if not cls._lock_file(fd, previous, path):
@@ -169,6 +179,17 @@ class RunLock:
 
 class ReadOnlyRunError(PermissionError):
     """The run directory cannot be written, so the run cannot train there."""
+
+
+@contextmanager
+def run_lock(run_dir: Path) -> Iterator[RunLock]:
+    """The lock of an existing run directory for a tool that rewrites its files (e.g.
+    `orderbench evaluate`), held for the block."""
+    lock = RunLock.acquire(run_dir)
+    try:
+        yield lock
+    finally:
+        lock.release()
 
 
 def take_run_lock(run_dir: Path) -> RunLock | None:

@@ -1,16 +1,21 @@
 """What a launched run does with its run directory: skip, resume or start fresh.
 
-- `metrics.json` holds the same resolved config (`benchmark.harness.config_diff`): **skip**.
+- `metrics.json` holds the same config (`benchmark.harness.config_diff.identity_config`):
+  **skip**.
 - `checkpoints/last.ckpt` exists and `checkpoints/resume.json` (written when the training
   started) holds the same config: **resume** from the newest intact checkpoint (`last.ckpt`,
   written after every epoch, else `best.ckpt`), with the same W&B run id. A damaged file
   is passed over with a warning naming it (`benchmark.harness.checkpoint_io`); with none intact
   the run starts afresh.
 - Nothing of the run yet: **fresh** start, with a new W&B run id.
+- `rerun=true` trains from scratch; when the directory holds a finished run, the new run
+  works in `.rerun/` and replaces the old one only once it is complete
+  (`benchmark.harness.run_folder`); an interrupted rerun resumes there when relaunched with
+  `rerun=true`.
 
-A finished record or a checkpoint made with another config is a conflict, raised with
-the differing keys: give the new config its own `variant`, or pass `rerun=true` to train
-it from scratch in place (the old files are replaced as the new run writes them).
+The run directory's name carries the config id (`config_diff.config_id`), so a different
+config finds a directory of its own; a finished record or a checkpoint whose config differs
+all the same (a hand-copied folder) is a conflict, raised with the differing keys.
 Planning only reads files, so every process of a distributed run reaches the same plan.
 """
 
@@ -26,7 +31,8 @@ import pytorch_lightning as pl
 from omegaconf import DictConfig
 
 from benchmark.harness.checkpoint_io import CheckpointPosition, newest_intact_checkpoint
-from benchmark.harness.config_diff import comparable_config, config_differences
+from benchmark.harness.config_diff import comparable_config, config_differences, identity_config
+from benchmark.harness.run_folder import RERUN_DIR
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.records.run_record import RECORD_NAME, read_run_record
 
@@ -48,20 +54,21 @@ class RunPlan:
     action: str  # "skip" | "resume" | "fresh"
     config: dict  # the comparable config of this launch
     wandb_id: str  # W&B run id: kept across resumes, new for a fresh start
+    work_dir: Path  # where the launch writes: the run directory, or its `.rerun/`
     ckpt_path: Path | None = None  # the checkpoint resumed from
     resume_from: CheckpointPosition | None = None  # its epoch and step
 
 
 def _conflict(path: Path, old: dict, new: dict) -> RunConflictError | None:
-    differences = config_differences(comparable_config(old), new)
+    differences = config_differences(identity_config(old), identity_config(new))
     if not differences:
         return None
     shown = "; ".join(differences[:_SHOWN_DIFFERENCES])
     more = len(differences) - _SHOWN_DIFFERENCES
     return RunConflictError(
-        f"{path} was made with another config ({shown}{f'; {more} more' if more > 0 else ''}). "
-        "Give this config its own `variant=...`, or pass `rerun=true` to train it again "
-        "from scratch in this run directory."
+        f"{path} was made with another config ({shown}{f'; {more} more' if more > 0 else ''}), "
+        "although the run directory's name says otherwise (was it copied by hand?). "
+        "Launch it with the config it was made with, or pass `rerun=true` to replace it."
     )
 
 
@@ -72,26 +79,39 @@ def finished_with(run_dir: Path, cfg: DictConfig) -> bool:
     record = Path(run_dir) / RECORD_NAME
     if cfg.get("rerun", False) or not record.is_file():
         return False
-    conflict = _conflict(record, read_run_record(run_dir)["config"], comparable_config(cfg))
+    conflict = _conflict(record, read_run_record(run_dir)["config"], cfg)
     if conflict:
         raise conflict
     return True
 
 
 def plan_run(run_dir: Path, cfg: DictConfig) -> RunPlan:
-    """Decide what a launch of `cfg` does in `run_dir` (see the module docstring);
-    `rerun=true` in `cfg` always starts fresh."""
+    """Decide what a launch of `cfg` does in `run_dir` (see the module docstring)."""
     run_dir = Path(run_dir)
     config = comparable_config(cfg)
-    fresh = RunPlan("fresh", config, uuid.uuid4().hex[:16])
     if cfg.get("rerun", False):
-        return fresh
+        if not (run_dir / RECORD_NAME).is_file():
+            return RunPlan("fresh", config, uuid.uuid4().hex[:16], run_dir)
+        staging = run_dir / RERUN_DIR  # a finished run stays until its rerun is complete
+        try:
+            resumed = _resume_plan(staging, config)
+        except RunConflictError:  # an unusable earlier rerun: replaced by a fresh one
+            resumed = None
+        return resumed or RunPlan("fresh", config, uuid.uuid4().hex[:16], staging)
     if finished_with(run_dir, cfg):
-        return RunPlan("skip", config, "")
-    last = run_dir / CHECKPOINT_DIR / LAST_CHECKPOINT
-    if not last.is_file() and not (run_dir / CHECKPOINT_DIR / BEST_CHECKPOINT).is_file():
-        return fresh
-    info_path = run_dir / CHECKPOINT_DIR / RESUME_INFO
+        return RunPlan("skip", config, "", run_dir)
+    return _resume_plan(run_dir, config) or RunPlan(
+        "fresh", config, uuid.uuid4().hex[:16], run_dir
+    )
+
+
+def _resume_plan(work_dir: Path, config: dict) -> RunPlan | None:
+    """The plan that resumes the training in `work_dir`, None when it has no checkpoint or
+    none is intact; a checkpoint of another config is a conflict."""
+    last = work_dir / CHECKPOINT_DIR / LAST_CHECKPOINT
+    if not last.is_file() and not (work_dir / CHECKPOINT_DIR / BEST_CHECKPOINT).is_file():
+        return None
+    info_path = work_dir / CHECKPOINT_DIR / RESUME_INFO
     if not info_path.is_file():
         raise RunConflictError(
             f"{last} has no {RESUME_INFO} beside it, so its config is unknown; "
@@ -107,31 +127,45 @@ def plan_run(run_dir: Path, cfg: DictConfig) -> RunPlan:
     conflict = _conflict(last, old_config, config)
     if conflict:
         raise conflict
-    folder = run_dir / CHECKPOINT_DIR
+    folder = work_dir / CHECKPOINT_DIR
     position = newest_intact_checkpoint([folder / LAST_CHECKPOINT, folder / BEST_CHECKPOINT])
     if position is None:
         log.warning("%s: no intact checkpoint; training from scratch", folder)
-        return fresh
+        return None
     if position.path != last:
         log.warning("resuming from %s (epoch %d) instead", position.path, position.epoch)
-    return RunPlan("resume", config, wandb_id, position.path, position)
+    return RunPlan("resume", config, wandb_id, work_dir, position.path, position)
+
+
+def check_resumed_data(plan: RunPlan, documents_sha256: str) -> None:
+    """RunConflictError when a resumed training would go on with other data than it began
+    with (the same `dataset.path`, its files changed meanwhile)."""
+    if plan.action != "resume":
+        return
+    info_path = plan.work_dir / CHECKPOINT_DIR / RESUME_INFO
+    started = json.loads(info_path.read_text(encoding="utf-8")).get("documents_sha256")
+    if started is not None and started != documents_sha256:
+        raise RunConflictError(
+            f"{info_path}: the run began on other data (documents sha256 {started[:12]}..., now "
+            f"{documents_sha256[:12]}...): the dataset's files changed; pass `rerun=true` to "
+            "train on the new data from scratch"
+        )
 
 
 class ResumeInfo(pl.Callback):
     """When a fresh training starts (global-zero process, before any checkpoint exists):
-    writes `checkpoints/resume.json` with its config and W&B id, and removes the record of
-    the run it replaces (`rerun=true`), so that an interruption from here on resumes."""
+    writes `checkpoints/resume.json` with its config and W&B id in the plan's work folder, so
+    that an interruption from here on resumes."""
 
-    def __init__(self, run_dir: Path, plan: RunPlan) -> None:
-        self.run_dir = Path(run_dir)
+    def __init__(self, plan: RunPlan) -> None:
         self.plan = plan
 
     def on_fit_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if self.plan.action != "fresh" or not trainer.is_global_zero:
             return
-        (self.run_dir / RECORD_NAME).unlink(missing_ok=True)
-        info = {"config": self.plan.config, "wandb_id": self.plan.wandb_id}
+        info = {"config": self.plan.config, "wandb_id": self.plan.wandb_id,
+                "documents_sha256": trainer.datamodule.identity()["documents_sha256"]}
         atomic_write_text(
-            self.run_dir / CHECKPOINT_DIR / RESUME_INFO,
+            self.plan.work_dir / CHECKPOINT_DIR / RESUME_INFO,
             json.dumps(info, indent=2, sort_keys=True) + "\n",
         )

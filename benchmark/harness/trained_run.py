@@ -20,6 +20,7 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 from torch import nn
 
+from benchmark.harness.checkpoint_file import DamagedCheckpointError, load_checkpoint
 from benchmark.harness.net_factory import build_net
 from benchmark.records.run_record import RECORD_NAME, VOCAB_NAME
 from data.collate import collate, make_example
@@ -69,11 +70,20 @@ class TrainedRun:
         return [j for j in orders[0, : len(sentences)].tolist() if j >= 0]
 
 
-def _load_config(run_dir: Path) -> DictConfig:
+def run_config(run_dir: Path) -> DictConfig:
+    """The config of the run's record when it finished (the one its model was selected
+    with; a refused or later launch may have rewritten `.hydra/`), else of its last launch
+    (`.hydra/config.yaml`)."""
+    record = run_dir / RECORD_NAME
+    if record.is_file():
+        try:
+            config = json.loads(record.read_text("utf-8")).get("config")
+        except (OSError, ValueError, AttributeError) as error:
+            raise RunError(f"{record}: unreadable run record ({error})") from None
+        if isinstance(config, dict):
+            return OmegaConf.create(config)
     if (run_dir / CONFIG_PATH).is_file():
         return OmegaConf.load(run_dir / CONFIG_PATH)
-    if (run_dir / RECORD_NAME).is_file():
-        return OmegaConf.create(json.loads((run_dir / RECORD_NAME).read_text("utf-8"))["config"])
     raise RunError(f"{run_dir}: not a run directory (no {CONFIG_PATH} and no {RECORD_NAME})")
 
 
@@ -115,7 +125,10 @@ def _load_net(checkpoint: Path, config: DictConfig, vocab: Vocab) -> nn.Module:
         else None
     )
     net = build_net(config, len(vocab), pretrained)
-    state = torch.load(checkpoint, map_location="cpu", weights_only=True)["state_dict"]
+    try:
+        state = load_checkpoint(checkpoint)["state_dict"]
+    except (DamagedCheckpointError, KeyError) as error:
+        raise RunError(str(error)) from None
     weights = {k[len(NET_PREFIX) :]: v for k, v in state.items() if k.startswith(NET_PREFIX)}
     try:
         net.load_state_dict(weights)
@@ -133,7 +146,7 @@ def load_trained_run(run_dir: str | Path) -> TrainedRun:
     if not run_dir.is_dir():
         raise RunError(f"{run_dir}: no such run directory")
     checkpoint = _checkpoint(run_dir)
-    config = _load_config(run_dir)
+    config = run_config(run_dir)
     vocab = _load_vocab(run_dir, config)
     net = _load_net(checkpoint, config, vocab)
     return TrainedRun(config, net, vocab, int(config.dataset.datamodule.max_sentence_tokens))

@@ -17,9 +17,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytorch_lightning as pl
-import torch
 from pytorch_lightning.callbacks import EarlyStopping, Timer
 from pytorch_lightning.callbacks.early_stopping import EarlyStoppingReason
+
+from benchmark.harness.checkpoint_file import load_checkpoint
 
 STOPPED_BY = ("early_stopping", "max_epochs", "max_steps", "max_time", "interrupted", "untrained")
 
@@ -28,7 +29,7 @@ def best_epoch(best_model_path: str | None) -> int | None:
     """The epoch (counted from 1) of the checkpoint selected on valid, None without one."""
     if not best_model_path or not Path(best_model_path).is_file():
         return None
-    state = torch.load(best_model_path, map_location="cpu", weights_only=False, mmap=True)
+    state = load_checkpoint(Path(best_model_path), mmap=True)
     return int(state["epoch"]) + 1  # Lightning stores the 0-based epoch of the save
 
 

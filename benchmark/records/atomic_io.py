@@ -59,3 +59,46 @@ def atomic_write_bytes(path: Path, fill: Callable[[BinaryIO], None]) -> Path:
 def atomic_write_text(path: Path, text: str) -> None:
     """Write `text` to `path` atomically, synced to disk before the rename."""
     atomic_write_bytes(path, lambda handle: handle.write(text.encode("utf-8")))
+
+
+COMPLETE_MARK = "COMPLETE"  # written last into a group's staging folder
+
+
+def _group_staging(folder: Path, names: list[str]) -> Path:
+    return folder / f".{'+'.join(sorted(names))}.pending"
+
+
+def finish_pending_group(folder: Path, names: list[str]) -> None:
+    """Complete (or drop) an earlier `atomic_write_group` of `names` into `folder` that was
+    interrupted: a staging folder marked complete is renamed into place file by file, one
+    without the mark (killed while it was being filled) is removed."""
+    staging = _group_staging(Path(folder), names)
+    if not staging.is_dir():
+        return
+    if (staging / COMPLETE_MARK).is_file():
+        for name in names:
+            if (staging / name).is_file():
+                os.replace(staging / name, Path(folder) / name)
+        _sync_dir(Path(folder))
+    for leftover in staging.iterdir():
+        leftover.unlink()
+    staging.rmdir()
+
+
+def atomic_write_group(folder: Path, texts: dict[str, str]) -> list[Path]:
+    """Replace the files `texts` names in `folder` together or not at all, for a reader that
+    comes after: every file is first written and synced in a staging folder, which is then
+    marked complete and moved into place file by file; a writer killed before the mark
+    leaves the old files, one killed after it leaves a journal that the next write of the
+    same files (`finish_pending_group`) completes first."""
+    folder = Path(folder)
+    names = sorted(texts)
+    folder.mkdir(parents=True, exist_ok=True)
+    finish_pending_group(folder, names)
+    staging = _group_staging(folder, names)
+    staging.mkdir()
+    for name in names:
+        atomic_write_text(staging / name, texts[name])
+    atomic_write_text(staging / COMPLETE_MARK, "")
+    finish_pending_group(folder, names)
+    return [folder / name for name in names]

@@ -2,9 +2,10 @@
 summary.
 
 Written atomically by the launch that failed (the error, the end of its traceback and the
-log files to read), or by the sweep launcher for a SLURM job that ended without a result
-(`write_job_end`: cancelled, out of memory, timed out, preempted, node failure; with
-`slurm_state`); removed when a later launch of the run finishes or finds it finished.
+log files to read; a signal as an interruption, `write_interruption`), or by the sweep
+launcher for a SLURM job that ended without a result (`write_job_end`: cancelled, out of
+memory, timed out, preempted, node failure; with `slurm_state`); removed when a later
+launch of the run finishes or finds it finished.
 """
 
 from __future__ import annotations
@@ -40,6 +41,18 @@ def write_failure(run_dir: Path, error: BaseException, logs: list[Path]) -> Path
         "error": f"{type(error).__name__}: {error}",
         "traceback": "".join(lines).splitlines()[-_TRACEBACK_LINES:],
     }, logs)
+
+
+def write_interruption(run_dir: Path, reason: str, logs: list[Path]) -> Path:
+    """Record that a signal stopped the launch (`reason`, e.g. `interrupted by SIGTERM`); the
+    run is resumable, so the sweep summary shows it as interrupted, not failed."""
+    return _write(run_dir, {"error": reason, "interrupted": True}, logs)
+
+
+def was_interrupted(failure: dict) -> bool:
+    """Whether a recorded failure is an interruption (a signal, or a SLURM job that ended
+    without a result) rather than an error of the run."""
+    return bool(failure.get("interrupted")) or "slurm_state" in failure
 
 
 def write_job_end(run_dir: Path, job_id: str, state: str, detail: str, logs: list[Path]) -> Path:

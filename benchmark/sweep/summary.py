@@ -7,7 +7,8 @@ to read; an older `metrics.json` beside it stays valid for its own config), else
 timed out, or still running; a relaunch resumes it from `checkpoints/last.ckpt`) or
 `not run`. A run whose SLURM job ended without a result (its `failed.json` has the
 `slurm_state`: CANCELLED, OUT_OF_MEMORY, TIMEOUT, PREEMPTED, NODE_FAIL, ...) is
-`interrupted`, shown with that state and the job's logs.
+`interrupted`, shown with that state and the job's logs, as is a launch stopped by SIGTERM
+or SIGINT (its `failed.json` says `interrupted`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmark.records.failure import FAILURE_NAME, read_failure
+from benchmark.records.failure import FAILURE_NAME, read_failure, was_interrupted
 from benchmark.records.run_collection import record_problem
 from benchmark.records.run_record import RECORD_NAME, read_run_record
 
@@ -39,7 +40,7 @@ def run_state(run_dir: Path) -> RunState:
     run_dir = Path(run_dir)
     failure = read_failure(run_dir)
     if failure is not None:
-        return RunState(run_dir, INTERRUPTED if "slurm_state" in failure else FAILED, failure)
+        return RunState(run_dir, INTERRUPTED if was_interrupted(failure) else FAILED, failure)
     record = run_dir / RECORD_NAME
     if record.is_file() and complete_record(run_dir):
         return RunState(run_dir, FINISHED, finished_at=record.stat().st_mtime)
@@ -57,11 +58,12 @@ def complete_record(run_dir: Path) -> bool:
 
 def find_run_dirs(runs_dir: Path) -> list[Path]:
     """Every run directory under `runs_dir` (it holds a record, a failure or `.hydra/`)."""
-    found = {
+    runs_dir = Path(runs_dir)
+    found = {  # hidden folders (.submitit, a rerun's .rerun) are no run directories
         path.parent
         for marker in _RUN_MARKERS
-        for path in Path(runs_dir).rglob(marker)
-        if ".submitit" not in path.parts
+        for path in runs_dir.rglob(marker)
+        if not any(part.startswith(".") for part in path.parent.relative_to(runs_dir).parts)
     }
     return sorted(found)
 
