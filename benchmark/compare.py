@@ -2,7 +2,11 @@
 
 RUN_A and RUN_B are run directories (their `predictions.jsonl`; the run must have
 finished, i.e. have its `metrics.json`) or `predictions.jsonl` files, or row directories
-holding one finished run per seed (`runs/brown/lstm_ptrnet/base`, its `seed_*/`). With two
+holding one finished run per seed (`runs/brown/lstm_ptrnet/base/<config id>`, its
+`seed_*/`; `runs/brown/lstm_ptrnet/base` itself when it holds one config only). Runs
+evaluated under different protocols (other test permutations, documents or trivial policy;
+`benchmark.records.comparability`) are refused, naming the difference, and different
+training budgets are said beside the result. With two
 seeds or more on both sides the comparison is the leaderboard's, counting seed and
 document variation (`benchmark.stats.seeded_paired`: difference of the seed means, its 95%
 interval and two-sided p-value); with one run on a side, seed variation cannot be
@@ -25,8 +29,14 @@ from pathlib import Path
 
 from benchmark.cli_options import EXIT_BAD_INPUT
 from benchmark.metrics.corpus import LOWER_IS_BETTER, score_records, trivial_policy
+from benchmark.records.comparability import (
+    IncomparableRunsError,
+    budget_differences,
+    pooling_differences,
+    require_pairable,
+)
 from benchmark.records.run_predictions import RUN_KEYS, load_run
-from benchmark.records.run_record import RECORD_NAME
+from benchmark.records.run_record import PREDICTIONS_NAME, RECORD_NAME, read_run_record
 from benchmark.score import json_safe
 from benchmark.stats.bootstrap import CI_ALPHA
 from benchmark.stats.paired import align_records, paired_test
@@ -38,11 +48,49 @@ SEEDS_AND_DOCUMENTS = "seeds and documents (benchmark.stats.seeded_paired)"
 
 
 def row_runs(path: str | Path) -> list[Path]:
-    """The finished seed runs of a row directory (sorted), or [] when `path` is not one."""
+    """The finished seed runs of a row directory (sorted), or [] when `path` is not one. A
+    folder of config ids (`<dataset>/<model>/<variant>`) is the row of its only config;
+    with several, ValueError lists them."""
     path = Path(path)
     if not path.is_dir() or (path / RECORD_NAME).is_file():
         return []
-    return sorted(run.parent for run in path.glob(f"{SEED_GLOB}/{RECORD_NAME}"))
+    runs = sorted(run.parent for run in path.glob(f"{SEED_GLOB}/{RECORD_NAME}"))
+    if runs:
+        return runs
+    configs = sorted({run.parent.parent for run in path.glob(f"*/{SEED_GLOB}/{RECORD_NAME}")})
+    if len(configs) > 1:
+        raise ValueError(
+            f"{path} holds finished runs of {len(configs)} configs "
+            f"({', '.join(c.name for c in configs)}): name one of these folders"
+        )
+    return row_runs(configs[0]) if configs else []
+
+
+def run_record_of(path: str | Path) -> dict | None:
+    """The record of a run directory, or of the run whose `predictions.jsonl` `path` is;
+    None for a predictions file outside a run directory."""
+    path = Path(path)
+    folder = path if path.is_dir() else path.parent
+    if (path.is_dir() or path.name == PREDICTIONS_NAME) and (folder / RECORD_NAME).is_file():
+        return read_run_record(folder)
+    return None
+
+
+def check_comparable(sides: Sequence[tuple[str, list[dict | None]]]) -> list[str]:
+    """Refuse (IncomparableRunsError) runs that cannot be paired across the two sides or
+    pooled within one; returns the budget differences between the sides, to be said."""
+    for label, records in sides:
+        known = [record for record in records if record is not None]
+        for other in known[1:]:
+            if differences := pooling_differences(known[0], other):
+                raise IncomparableRunsError(
+                    f"{label}: its runs cannot be pooled ({'; '.join(differences)})"
+                )
+    (label_a, records_a), (label_b, records_b) = sides
+    if records_a and records_b and records_a[0] is not None and records_b[0] is not None:
+        require_pairable(label_a, records_a[0], label_b, records_b[0])
+        return budget_differences(records_a[0], records_b[0])
+    return []
 
 
 def compare_runs(
@@ -59,6 +107,9 @@ def compare_runs(
                                    seed)
     run_a, run_b = (rows[0] if len(rows) == 1 else path
                     for rows, path in ((rows_a, run_a), (rows_b, run_b)))
+    budgets = check_comparable(
+        [(str(run_a), [run_record_of(run_a)]), (str(run_b), [run_record_of(run_b)])]
+    )
     about_a, records_a = load_run(run_a)
     about_b, records_b = load_run(run_b)
     records_a, records_b = align_records(records_a, records_b)
@@ -73,6 +124,7 @@ def compare_runs(
         "alpha": CI_ALPHA,
         "seed": seed,
         "method": DOCUMENTS_ONLY,
+        "budget_differences": budgets,
         "metrics": paired_test(scored_a, scored_b, n_resamples, CI_ALPHA, seed),
     }
 
@@ -82,6 +134,10 @@ def compare_seeded_rows(
     include_trivial: bool, n_resamples: int, seed: int,
 ) -> dict:
     """The leaderboard's comparison of two rows of several seeds each."""
+    budgets = check_comparable(
+        [(str(row), [run_record_of(run) for run in runs])
+         for row, runs in ((row_a, runs_a), (row_b, runs_b))]
+    )
     sides = []
     for path, runs in ((row_a, runs_a), (row_b, runs_b)):
         loaded = [load_run(run) for run in runs]
@@ -99,6 +155,7 @@ def compare_seeded_rows(
         "alpha": CI_ALPHA,
         "seed": seed,
         "method": SEEDS_AND_DOCUMENTS,
+        "budget_differences": budgets,
         "metrics": metrics,
     }
 
@@ -148,6 +205,9 @@ def format_table(result: dict) -> str:
         )
     if not seeded:
         lines.append(f"method: {DOCUMENTS_ONLY}")
+    if result.get("budget_differences"):
+        lines.append("note: the runs had different training budgets ("
+                     + "; ".join(result["budget_differences"]) + ")")
     if LOWER_IS_BETTER & set(result["metrics"]):
         lines.append("* lower is better")
     return "\n".join(lines)

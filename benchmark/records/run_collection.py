@@ -1,10 +1,16 @@
 """Find the finished runs under a runs directory and group them by configuration.
 
-A finished run is a directory with a readable `metrics.json` (DESIGN section 3). A
-directory with Hydra's `.hydra/` or a `checkpoints/` folder but no `metrics.json` is an
+A finished run is a directory with a readable `metrics.json` (docs/design.md, section 3).
+A directory with Hydra's `.hydra/` or a `checkpoints/` folder but no `metrics.json` is an
 unfinished (running or crashed) run: it is left out with a `RunCollectionWarning` naming
 it, as is a `metrics.json` that is not valid JSON or lacks the keys the leaderboard needs,
-and a second record of the same (dataset, model, variant, seed).
+a second record of the same (dataset, model, variant, config, seed), and a seed that cannot
+be pooled with the first seed of its row (other data, protocol or budget:
+`benchmark.records.comparability`).
+
+A row is (dataset, model, variant). When one (dataset, model, variant) holds runs of several
+configs (a `make train` and a sweep of another budget, say: their config ids differ), each
+config is a row of its own, its variant shown as `variant@<config id>`.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import math
 import os
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from numbers import Real
 from pathlib import Path
@@ -21,6 +27,7 @@ from pathlib import Path
 from benchmark.metrics.corpus import TRIVIAL_COUNTED_PERFECT
 from benchmark.metrics.discrimination import COUNTS as DISCRIMINATION_COUNTS
 from benchmark.metrics.order import ORDER_METRICS
+from benchmark.records.comparability import pooling_differences
 from benchmark.records.run_record import RECORD_NAME, read_run_record
 
 DEFAULT_VARIANT = "base"  # `variant` of conf/config.yaml: the run of a preset's own settings
@@ -35,10 +42,12 @@ class RunCollectionWarning(UserWarning):
 
 @dataclass(frozen=True)
 class Run:
-    """One finished run: its directory and its run record."""
+    """One finished run: its directory and its run record. `config_label` is set when its
+    (dataset, model, variant) holds several configs, to tell their rows apart."""
 
     path: Path
     record: dict
+    config_label: str = ""
 
     @property
     def dataset(self) -> str:
@@ -50,7 +59,14 @@ class Run:
 
     @property
     def variant(self) -> str:
-        return str(self.record.get("variant") or DEFAULT_VARIANT)
+        variant = str(self.record.get("variant") or DEFAULT_VARIANT)
+        return f"{variant}@{self.config_label}" if self.config_label else variant
+
+    @property
+    def config_id(self) -> str:
+        """The config id of the run's directory (`benchmark.harness.config_diff.config_id`);
+        for a record made before ids existed, its directory's name is not one: ""."""
+        return str((self.record.get("identity") or {}).get("config_id") or "")
 
     @property
     def seed(self) -> int:
@@ -129,7 +145,7 @@ def collect_runs(root: str | Path) -> list[Run]:
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: no such runs directory")
-    runs: dict[tuple, Run] = {}
+    found: dict[tuple, Run] = {}
     for directory, subdirs, files in os.walk(root):
         path = Path(directory)
         is_run = RECORD_NAME in files or any(marker in subdirs for marker in RUN_MARKERS)
@@ -148,13 +164,40 @@ def collect_runs(root: str | Path) -> list[Run]:
             _warn(f"{path / RECORD_NAME}: malformed run record: {problem}; left out")
             continue
         run = Run(path, record)
-        seeded = (*run.key, run.seed)
-        if seeded in runs:
+        seeded = (*run.key, run.config_id, run.seed)
+        if seeded in found:
             name = "/".join(map(str, seeded))
-            _warn(f"{path}: a second run of {name} (first: {runs[seeded].path}), left out")
+            _warn(f"{path}: a second run of {name} (first: {found[seeded].path}), left out")
             continue
-        runs[seeded] = run
-    return sorted(runs.values(), key=lambda run: str(run.path))
+        found[seeded] = run
+    return _poolable(_label_configs(sorted(found.values(), key=lambda run: str(run.path))))
+
+
+def _label_configs(runs: list[Run]) -> list[Run]:
+    """`runs`, those of a (dataset, model, variant) with several config ids labelled by
+    their config id (their rows stay apart)."""
+    configs: dict[tuple, set[str]] = {}
+    for run in runs:
+        configs.setdefault(run.key, set()).add(run.config_id)
+    return [
+        replace(run, config_label=run.config_id or "unnamed") if len(configs[run.key]) > 1
+        else run
+        for run in runs
+    ]
+
+
+def _poolable(runs: list[Run]) -> list[Run]:
+    """`runs` without those that cannot be pooled with the first run of their row."""
+    first: dict[tuple, Run] = {}
+    kept = []
+    for run in runs:
+        head = first.setdefault(run.key, run)
+        if run is not head and (differences := pooling_differences(head.record, run.record)):
+            _warn(f"{run.path}: cannot be pooled with {head.path} in one row "
+                  f"({'; '.join(differences)}), left out")
+            continue
+        kept.append(run)
+    return kept
 
 
 def group_runs(runs: Iterable[Run]) -> dict[tuple[str, str, str], list[Run]]:

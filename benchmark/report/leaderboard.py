@@ -48,7 +48,8 @@ from scipy import stats
 
 from benchmark.cli_options import EXIT_BAD_INPUT
 from benchmark.metrics.corpus import HEADLINE_ACCURACY
-from benchmark.records.atomic_io import atomic_write_text
+from benchmark.records.atomic_io import atomic_write_group
+from benchmark.records.comparability import require_pairable
 from benchmark.records.run_collection import (
     DEFAULT_VARIANT,
     Run,
@@ -236,8 +237,11 @@ def _compare_dataset(
         if row_a is None or row_b is None:
             continue
         try:
+            require_pairable(
+                _label(key), groups[key][0].record, _label(target), groups[target][0].record
+            )
             tau = compare_seeded(row_a, row_b, n_resamples, CI_ALPHA, seed)[RANK_METRIC]
-        except ValueError as error:  # PairingError is a ValueError
+        except ValueError as error:  # PairingError, IncomparableRunsError are ValueErrors
             _warn(f"{key[0]}: {_label(key)} not compared with {_label(target)}: {error}")
             continue
         columns[key].update(
@@ -294,12 +298,14 @@ def build_leaderboard(
 
 
 def write_leaderboard(table: pd.DataFrame, out_dir: str | Path) -> tuple[Path, Path]:
-    """Write `leaderboard.csv` and `leaderboard.md` into `out_dir` atomically."""
+    """Write `leaderboard.csv` and `leaderboard.md` into `out_dir`, replaced together
+    (`benchmark.records.atomic_io.atomic_write_group`)."""
     out_dir = Path(out_dir)
-    csv_path, md_path = out_dir / CSV_NAME, out_dir / MARKDOWN_NAME
-    atomic_write_text(csv_path, table.to_csv(index=False, float_format="%.6g"))
-    atomic_write_text(md_path, to_markdown(table, MAIN_METRICS))
-    return csv_path, md_path
+    atomic_write_group(out_dir, {
+        CSV_NAME: table.to_csv(index=False, float_format="%.6g"),
+        MARKDOWN_NAME: to_markdown(table, MAIN_METRICS),
+    })
+    return out_dir / CSV_NAME, out_dir / MARKDOWN_NAME
 
 
 def main(argv: Sequence[str] | None = None) -> int:
