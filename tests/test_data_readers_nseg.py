@@ -1,7 +1,7 @@
 """NIPS abstracts as shipped with the SE-Graph code (one abstract per line, sentences joined
 by `<eos>`), and `dataset=nips` reading either that layout or Logeswaran et al.'s: ids from
 split and line, the separator, errors naming file:line in one line, side files ignored,
-fingerprints following the files, the layout detected."""
+fingerprints following the files, the layout detected and recorded."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from fixtures_readers import TRICKY, nseg_abstract, write_lines, write_logeswara
 from hydra.utils import instantiate
 
 from benchmark.harness.config import compose_config
+from data.datamodule import OrderingDataModule
 from data.errors import DataFormatError
 from data.readers.logeswaran import LogeswaranReader
 from data.readers.nips import NipsReader
@@ -204,10 +205,13 @@ def test_both_layouts_need_a_choice(tmp_path: Path) -> None:
     assert len(NipsReader(str(root), layout="nseg").read_splits()["train"]) == 6
 
 
-def test_config_reads_nseg(tmp_path: Path) -> None:
+def test_config_reads_nseg_and_records_the_layout(tmp_path: Path) -> None:
     root = write_nseg(tmp_path / "nips", SIZES)
     cfg = compose_config(["dataset=nips", f"dataset.path={root}"])
     assert cfg.dataset.name == "nips" and cfg.dataset.reader.layout == "auto"
     reader = instantiate(cfg.dataset.reader)
     assert isinstance(reader, NipsReader) and reader.split_files["valid"] == "val.lower"
-    assert {split: len(docs) for split, docs in reader.read_splits().items()} == SIZES
+    datamodule = OrderingDataModule(reader, "nips", cache_dir=str(tmp_path / "cache"))
+    datamodule.setup()
+    stats = datamodule.stats()
+    assert stats["layout"] == "nseg" and stats["n_docs"] == SIZES
