@@ -14,6 +14,8 @@ from hydra.utils import instantiate
 
 from benchmark.harness.config import compose_config
 from data.datamodule import OrderingDataModule
+from data.document import Document
+from data.duplicates import check_duplicates
 from data.errors import DataFormatError
 from data.readers.logeswaran import LogeswaranReader
 from data.readers.nips import NipsReader
@@ -154,6 +156,24 @@ def test_fingerprint_follows_content_not_folder(tmp_path: Path) -> None:
     write_lines(tmp_path / "b" / "val.lower", ["changed . <eos> text ."] * 3)
     assert NsegReader(str(tmp_path / "b")).fingerprint() != a
     assert NsegReader(str(tmp_path / "a"), separator="|").fingerprint() != a
+
+
+def test_cross_split_duplicates_counted_and_named(tmp_path: Path) -> None:
+    root = write_nseg(tmp_path, {"train": 14, "valid": 3, "test": 13})
+    write_lines(root / "test.lower", (root / "train.lower").read_text().splitlines()[:12] + ["x"])
+    splits = NsegReader(str(root)).read_splits()
+    with pytest.raises(DataFormatError) as info:
+        check_duplicates(splits)
+    message = str(info.value)
+    assert message.startswith("12 document(s) repeat the text of a document of another split")
+    assert (
+        "document 'test-1' (file test.lower:1) in test has the same text as "
+        "'train-1' (file train.lower:1) in train" in message
+    )
+    assert "'test-10'" in message and "'test-11'" not in message and "and 2 more" in message
+    assert "\n" not in message
+    same = [Document("test-1", ["A .", "B ."]), Document("test-2", ["A .", " B . "])]
+    assert check_duplicates({"test": same}).groups == {"test": [["test-1", "test-2"]]}
 
 
 # -- dataset=nips: either layout ------------------------------------------------------------

@@ -109,6 +109,13 @@ def test_nips_nseg_layout_beside_its_published_sizes(
     assert card["vs_published"]["test"] == {"published": 377, "ours": 4}
     assert card["duplicates"] == {"train": 0, "valid": 0, "test": 1}
     assert card["duplicate_ids"] == {"test": [["test-1", "test-4"]]}
+    write_lines(root / "val.lower", [test_lines[1], test_lines[2]])  # two test texts in valid
+    with pytest.raises(SystemExit) as info:
+        main(["dataset=nips", f"dataset.path={root}", cache])
+    message = str(info.value.code)  # counted, and each named with file:line
+    assert message.startswith("error: 2 document(s) repeat the text of a document of another")
+    assert "'test-2' (file test.lower:2) in test has the same text as 'valid-1' (file " in message
+    assert "'test-3' (file test.lower:3) in test has the same text as 'valid-2'" in message
 
 
 def test_neither_nips_layout_exits_in_one_line(
