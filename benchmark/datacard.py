@@ -10,8 +10,10 @@ split the documents repeating the text of another one of the split (``data.dupli
 the same text in two splits is an error), with their ids in ``duplicate_ids``;
 ``published_ids_left``, sentences still beginning with a published line id
 (``data.readers.published_ids``; 0 when the reader stripped them); for a reader of the
-published archive layout, the permutation copies it skipped; and, for a published dataset,
-the split sizes its papers report (``published``) set beside ours like with like
+published archive layout, the permutation copies it skipped; for a reader of several
+layouts, the ``layout`` it read (``dataset=nips``: ``logeswaran`` or ``nseg``); and, for a
+published dataset, the split sizes its papers report (``published``, from the reader's row
+of ``data.readers.sources``, else the row named like the dataset) set beside ours like with like
 (``vs_published``: a dataset published without a validation split had its validation
 articles in its training set, so its ``train`` is compared with our train + valid). The
 data goes through the training pipeline (reader, split, processed cache), so a card also
@@ -33,7 +35,7 @@ from benchmark.harness.run import build_datamodule
 from data.document import Document
 from data.errors import DataFormatError
 from data.readers.published_ids import split_published_id
-from data.readers.sources import SOURCES
+from data.readers.sources import SOURCES, DatasetSource
 from data.tokenize import tokenize
 
 log = logging.getLogger(__name__)
@@ -78,6 +80,15 @@ def published_ids_left(documents: dict[str, list[Document]]) -> int:
     )
 
 
+def published_source(reader: object, name: str) -> DatasetSource | None:
+    """The reader's row of ``SOURCES`` (a reader of several layouts knows the one it read),
+    else the row of the dataset ``name``, else ``None``."""
+    source = getattr(reader, "source", None)
+    if isinstance(source, DatasetSource):
+        return source
+    return SOURCES.get(name)
+
+
 def datacard(cfg: DictConfig) -> dict:
     """The card of ``cfg.dataset`` (a composed OrderBench config)."""
     datamodule = build_datamodule(cfg)
@@ -100,8 +111,11 @@ def datacard(cfg: DictConfig) -> dict:
     }
     if hasattr(datamodule.reader, "skipped_copies"):
         card["skipped_permutation_copies"] = datamodule.reader.skipped_copies()
-    if cfg.dataset.name in SOURCES and SOURCES[cfg.dataset.name].sizes:
-        published = SOURCES[cfg.dataset.name].sizes
+    if hasattr(datamodule.reader, "resolved_layout"):
+        card["layout"] = datamodule.reader.resolved_layout()
+    source = published_source(datamodule.reader, cfg.dataset.name)
+    if source is not None and source.sizes:
+        published = source.sizes
         card["published"] = published
         n_docs = {split: len(docs) for split, docs in documents.items()}
         card["vs_published"] = compare_published(n_docs, published)

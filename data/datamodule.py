@@ -249,8 +249,9 @@ class OrderingDataModule(pl.LightningDataModule):
     def stats(self) -> dict:
         """Documents, trivial (one-sentence) documents, sentences and repeated documents
         (same text as another of the split) per split, vocabulary size and pretrained
-        words found; in the noise setting also the setting and the distractors of each
-        evaluation split."""
+        words found; the layout read, for a reader of several layouts
+        (``resolved_layout()``, e.g. ``data.readers.nips``); in the noise setting also the
+        setting and the distractors of each evaluation split."""
         stats = {
             "n_docs": {s: len(d) for s, d in self.documents.items()},
             "n_trivial": {s: sum(len(x) == 1 for x in d) for s, d in self.documents.items()},
@@ -260,6 +261,8 @@ class OrderingDataModule(pl.LightningDataModule):
         }
         if self.duplicates is not None:
             stats["n_duplicates"] = self.duplicates.counts()
+        if hasattr(self.reader, "resolved_layout"):
+            stats["layout"] = self.reader.resolved_layout()
         if self.noise != "0":
             stats["noise"] = self.noise
             stats["n_distractors"] = {

@@ -1,6 +1,7 @@
 """Tiny datasets in the exact published formats of the readers in ``data/readers`` (NIPS /
-AAN / NSF, arXiv, SIND, ROCStories, Accidents / Earthquakes), with text that must come back
-intact: non-ASCII letters, typographic and straight quotes, dashes."""
+AAN / NSF, NIPS as shipped with the SE-Graph code, arXiv, SIND, ROCStories, Accidents /
+Earthquakes), with text that must come back intact: non-ASCII letters, typographic and
+straight quotes, dashes."""
 
 from __future__ import annotations
 
@@ -44,6 +45,30 @@ def write_logeswaran(root: Path, corpus: str, names: dict[str, list[str]]) -> Pa
             write_lines(
                 root / "txt_tokenized" / template.format(name), abstract(name, 3 + len(name) % 4)
             )
+    return root
+
+
+NSEG_FILES = {"train": "train", "valid": "val", "test": "test"}  # split -> file stem
+
+
+def nseg_abstract(split: str, k: int) -> list[str]:
+    """The sentences of line ``k`` (1-based) of ``split`` in ``write_nseg``: 2 + k % 5."""
+    return abstract(f"{split}{k}", 2 + k % 5)
+
+
+def write_nseg(
+    root: Path, sizes: dict[str, int], separator: str = " <eos> ", side: bool = True
+) -> Path:
+    """``{train,val,test}.lower`` as in the SE-Graph release: one abstract per line
+    (``nseg_abstract``), sentences joined by ``separator``; with ``side``, the ``.eg`` entity
+    files beside them, one line per abstract (every third one empty, as in the release)."""
+    for split, n in sizes.items():
+        stem = NSEG_FILES[split]
+        lines = [separator.join(nseg_abstract(split, k)) for k in range(1, n + 1)]
+        write_lines(root / f"{stem}.lower", lines)
+        if side:
+            entities = [f"entity{k}:0-1|1-2 other:1-3" if k % 3 else "" for k in range(1, n + 1)]
+            write_lines(root / f"{stem}.eg", entities)
     return root
 
 

@@ -1,5 +1,6 @@
 """The dataset table (data/readers/sources.py) against the configs and docs; every
-published dataset config without data fails naming the layout; line-file helpers."""
+published dataset config (and layout of a config reading several) without data fails
+naming the layout; line-file helpers."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ DOCS = CONF_DIR.parent / "docs" / "datasets.md"
 
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_config_without_data_names_layout_and_source(name: str) -> None:
-    cfg = compose_config([f"dataset={name}"])
-    assert cfg.dataset.name == name and cfg.dataset.path is None
+    source = SOURCES[name]  # read by dataset=<source.dataset> with source.options
+    cfg = compose_config([f"dataset={source.dataset}", *source.options.split()])
+    assert cfg.dataset.name == source.dataset and cfg.dataset.path is None
     with pytest.raises(DatasetNotFoundError) as info:
         instantiate(cfg.dataset.reader).read_splits()
     message = str(info.value)
@@ -30,7 +32,9 @@ def test_config_without_data_names_layout_and_source(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_docs_give_every_dataset_and_published_size(name: str) -> None:
     docs = DOCS.read_text(encoding="utf-8")
-    assert f"`dataset={name}`" in docs
+    assert f"`dataset={SOURCES[name].dataset}`" in docs
+    if SOURCES[name].options:
+        assert f"`{SOURCES[name].options}`" in docs
     for size in SOURCES[name].sizes.values():
         assert f"{size:,}" in docs
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from fixtures_readers import write_barzilay_published, write_logeswaran
+from fixtures_readers import write_barzilay_published, write_lines, write_logeswaran, write_nseg
 
 from benchmark.datacard import datacard, main, split_card, train_vocabulary
 from benchmark.harness.config import compose_config
@@ -46,6 +46,7 @@ def test_cli_prints_one_json_object(tmp_path: Path, capsys: pytest.CaptureFixtur
         "valid": 409,
         "test": 402,
     }
+    assert card["layout"] == "logeswaran"  # dataset=nips detects the layout it reads
     assert card["model_vocab_size"] == card["vocab_size"] + 2  # min_freq 1, plus <pad> <unk>
     cfg = compose_config([*overrides, "++model.embeddings=null"])
     assert datacard(cfg) == card  # a second card, from the processed cache
@@ -92,3 +93,37 @@ def test_published_articles_compared_like_with_like(
     assert (
         "'apws2699.txt-1-5-5-0-out.perm-1' (file train/apws2699.txt-1-5-5-0-out.perm-1)" in message
     )
+
+
+def test_nips_nseg_layout_beside_its_published_sizes(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    root = write_nseg(tmp_path / "nips", {"train": 5, "valid": 2, "test": 3})
+    test_lines = (root / "test.lower").read_text(encoding="utf-8").splitlines()
+    write_lines(root / "test.lower", [*test_lines, test_lines[0]])  # a repeat within test
+    cache = f"+dataset.datamodule.cache_dir={tmp_path / 'c'}"
+    main(["dataset=nips", f"dataset.path={root}", cache])
+    card = json.loads(capsys.readouterr().out)
+    assert card["dataset"] == "nips" and card["layout"] == "nseg"
+    assert card["published"] == {"train": 2427, "valid": 408, "test": 377}  # not Logeswaran's
+    assert card["vs_published"]["test"] == {"published": 377, "ours": 4}
+    assert card["duplicates"] == {"train": 0, "valid": 0, "test": 1}
+    assert card["duplicate_ids"] == {"test": [["test-1", "test-4"]]}
+    write_lines(root / "val.lower", [test_lines[1], test_lines[2]])  # two test texts in valid
+    with pytest.raises(SystemExit) as info:
+        main(["dataset=nips", f"dataset.path={root}", cache])
+    message = str(info.value.code)  # counted, and each named with file:line
+    assert message.startswith("error: 2 document(s) repeat the text of a document of another")
+    assert "'test-2' (file test.lower:2) in test has the same text as 'valid-1' (file " in message
+    assert "'test-3' (file test.lower:3) in test has the same text as 'valid-2'" in message
+
+
+def test_neither_nips_layout_exits_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["dataset=nips", f"dataset.path={tmp_path}"])
+    message = str(info.value.code)
+    assert "\n" not in message and "holds neither layout" in message
+    assert "2013le_papers" in message and "train.lower" in message
+    assert capsys.readouterr().out == ""

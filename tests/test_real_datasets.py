@@ -1,6 +1,7 @@
 """The readers on the real published files (see the README of the datasets folder): counts
 as published, no published line id left in the text, the published archive layout,
-duplicates reported, the published permutations mapped back to gold positions. The files
+duplicates reported, the published permutations mapped back to gold positions, NIPS in
+the layout of the SE-Graph release. The files
 are found through ``ORDERBENCH_DATASETS`` (``.ci/run`` sets it when ``../shared/datasets``
 exists); without it every test here is skipped, saying why."""
 
@@ -15,6 +16,7 @@ import pytest
 from benchmark.datacard import main
 from data.duplicates import check_duplicates
 from data.readers.barzilay_lapata import BarzilayLapataReader
+from data.readers.nips import NipsReader
 from data.readers.published_ids import split_published_id
 from data.readers.roc import RocReader
 from data.readers.sind import SindReader
@@ -111,3 +113,21 @@ def test_roc_sample() -> None:
     assert any('"' in s for s in texts)  # a "" escape inside a quoted field
     assert any("," in s for s in texts)  # quoted commas stay inside their sentence
     assert any(not s.endswith((".", "!", "?", '"')) for s in texts)  # no final punctuation
+
+
+def test_nips_nseg_counts_and_sentences(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    path = folder("nips_nseg")
+    main(["dataset=nips", f"dataset.path={path}", f"+dataset.datamodule.cache_dir={tmp_path}"])
+    card = json.loads(capsys.readouterr().out)
+    assert card["layout"] == "nseg"
+    assert [card["splits"][s]["n_docs"] for s in ("train", "valid", "test")] == [2427, 408, 377]
+    assert all(v["published"] == v["ours"] for v in card["vs_published"].values())
+    assert min(card["splits"][s]["min"] for s in card["splits"]) == 2
+    assert max(card["splits"][s]["max"] for s in card["splits"]) == 15
+    # two abstracts repeated within their split, none across splits (else the card fails)
+    assert card["duplicate_ids"] == {"train": [["train-2360", "train-2362"]],
+                                     "test": [["test-266", "test-268"]]}  # fmt: skip
+    splits = NipsReader(str(path)).read_splits()
+    assert {2 <= len(doc) <= 15 for docs in splits.values() for doc in docs} == {True}
+    assert not any("<eos>" in s for s in sentences(splits))
+    assert splits["test"][0].id == "test-1" and splits["test"][-1].id == "test-377"

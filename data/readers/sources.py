@@ -22,6 +22,11 @@ class DatasetSource:
     reported by the papers that define the benchmark version of the dataset; a dataset
     published without a validation split lists none, and its ``train`` then covers our
     train + valid (the validation split is cut from the published training set).
+
+    A row is read by ``dataset=<name>`` unless ``config`` names another dataset config
+    (one config reading several published layouts of one corpus); ``options`` are the
+    overrides that select this row's layout in that config (e.g.
+    ``dataset.reader.layout=nseg``).
     """
 
     name: str
@@ -30,13 +35,25 @@ class DatasetSource:
     layout: str
     licence: str
     sizes: dict[str, int]
+    config: str = ""
+    options: str = ""
+
+    @property
+    def dataset(self) -> str:
+        """The ``dataset=`` config that reads this row's data."""
+        return self.config or self.name
+
+    def run_with(self) -> str:
+        """The overrides that read this dataset from a folder."""
+        options = f" {self.options}" if self.options else ""
+        return f"dataset={self.dataset}{options} dataset.path=/path/to/{self.name}"
 
     def not_found(self, problem: str) -> DatasetNotFoundError:
         return DatasetNotFoundError(
             f"{self.name}: {problem}\n"
             f"  expected layout under dataset.path: {self.layout}\n"
             f"  published: {self.published} ({self.paper})\n"
-            f"  then run with dataset={self.name} dataset.path=/path/to/{self.name}"
+            f"  then run with {self.run_with()}"
         )
 
 
@@ -65,6 +82,23 @@ SOURCES: dict[str, DatasetSource] = {
             ),
             licence="NIPS proceedings abstracts; research use, terms of the authors",
             sizes={"train": 2448, "valid": 409, "test": 402},
+            options="dataset.reader.layout=logeswaran",
+        ),
+        DatasetSource(
+            name="nips_nseg",
+            paper=(
+                "Yin et al. 2019, Graph-based Neural Sentence Ordering (IJCAI); the NIPS "
+                "abstracts of Logeswaran et al. 2018 as distributed with that code"
+            ),
+            published="https://github.com/DeepLearnXMU/NSEG (folder nips/)",
+            layout=(
+                "train.lower, val.lower, test.lower (one abstract per line, sentences joined "
+                "by ' <eos> '; train.eg, val.eg, test.eg beside them are not read)"
+            ),
+            licence="NIPS proceedings abstracts; research use, terms of the authors",
+            sizes={"train": 2427, "valid": 408, "test": 377},
+            config="nips",
+            options="dataset.reader.layout=nseg",
         ),
         DatasetSource(
             name="aan",
