@@ -224,7 +224,7 @@ class OrderingDataModule(pl.LightningDataModule):
 
     def identity(self) -> dict:
         """What the figures of a run on this data depend on besides the model (docs/design.md,
-        "Run identity"): the dataset's name, a digest of its documents (ids, text and split
+        section 8): the dataset's name, a digest of its documents (ids, text and split
         of each) and, per evaluation split, a digest of what a model is shown (each
         document's id, text, fixed permutation and distractors, from ``name``,
         ``protocol_seed`` and ``noise``). Two runs are comparable on a split only when its

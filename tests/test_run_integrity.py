@@ -1,4 +1,4 @@
-"""A run's result is the run's own (docs/design.md, "Run identity"): its folder is named by
+"""A run's result is the run's own (docs/design.md, section 8): its folder is named by
 what changes its figures, it resumes and evaluates as itself wherever it lies, a refused
 launch changes nothing, a failed rerun keeps the finished record, checkpoints are loaded
 without running pickled code, path components are plain folder names, and a signal ends a

@@ -1,5 +1,5 @@
 """When two resolved configs describe the same run, and the config id that names a run
-directory (docs/design.md, "Run identity").
+directory (docs/design.md, section 8).
 
 A run directory is `<dataset label>/<model>/<variant>/<config id>/seed_<seed>`. The config
 id (`config_id`) is a digest of everything else that changes what the run computes, so two

@@ -68,7 +68,7 @@ def run_budget(cfg: DictConfig) -> dict:
 
 
 def run_identity(cfg: DictConfig, datamodule) -> dict:
-    """What makes two runs' figures comparable (docs/design.md, "Run identity"): the config
+    """What makes two runs' figures comparable (docs/design.md, section 8): the config
     id of the run directory, the data (name and documents digest), the protocol (the seed
     and digests of the fixed valid/test presentation, the trivial-document policy, the
     noise setting) and the budget. Reports pair or pool runs only when the data and

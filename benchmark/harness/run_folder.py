@@ -1,4 +1,4 @@
-"""What a launch writes into its run directory, and when (docs/design.md, "Run identity").
+"""What a launch writes into its run directory, and when (docs/design.md, section 8).
 
 A launch writes nothing into a run directory until it is accepted there, i.e. until it holds
 the run's lock and its plan is to train (`benchmark.harness.run_plan`): a launch refused by

@@ -1,5 +1,5 @@
 """The components of a run directory's path, checked before anything is created
-(docs/design.md, "Run identity").
+(docs/design.md, section 8).
 
 A run directory is `<paths.runs>/<dataset label>/<model>/<variant>/<config id>/seed_<seed>`.
 Its named components come from the config (`dataset.label`, `model.name`, `variant`); each

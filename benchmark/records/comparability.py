@@ -1,4 +1,4 @@
-"""When the figures of two runs may be paired or pooled (docs/design.md, "Run identity").
+"""When the figures of two runs may be paired or pooled (docs/design.md, section 8).
 
 A run record's `identity` (written by `benchmark.harness.run.run_identity`) names what its
 figures depend on besides the model: the data, the evaluation protocol (the fixed
