@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchmark.cli_options import EXIT_BAD_INPUT
-from benchmark.metrics.corpus import LOWER_IS_BETTER, score_records, trivial_policy
+from benchmark.metrics.corpus import score_records, trivial_policy
+from benchmark.metrics.directions import LOWER, direction
 from benchmark.records.run_predictions import RUN_KEYS, load_run
 from benchmark.records.run_record import RECORD_NAME
 from benchmark.score import json_safe
@@ -140,7 +141,7 @@ def format_table(result: dict) -> str:
         + "".join(f"{_HEADERS.get(key, key):>{width}}" for key, width, _ in columns),
     ]
     for key, row in result["metrics"].items():
-        name = key + ("*" if key in LOWER_IS_BETTER else "")
+        name = key + ("*" if direction(key) == LOWER else "")
         interval = f"[{row['ci_low']:+.4f}, {row['ci_high']:+.4f}]"
         lines.append(
             f"{name:<13}{row['a']:>9.4f}{row['b']:>9.4f}{row['diff']:>+10.4f}   {interval:<22}"
@@ -148,7 +149,7 @@ def format_table(result: dict) -> str:
         )
     if not seeded:
         lines.append(f"method: {DOCUMENTS_ONLY}")
-    if LOWER_IS_BETTER & set(result["metrics"]):
+    if any(direction(key) == LOWER for key in result["metrics"]):
         lines.append("* lower is better")
     return "\n".join(lines)
 

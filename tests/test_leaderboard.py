@@ -13,7 +13,7 @@ import pytest
 from fixtures_runs import write_run
 from scipy import stats
 
-from benchmark.metrics.corpus import LOWER_IS_BETTER
+from benchmark.metrics.directions import LOWER_IS_BETTER
 from benchmark.metrics.order import ORDER_METRICS
 from benchmark.records.run_collection import RunCollectionWarning, collect_runs
 from benchmark.records.run_record import write_run_record
@@ -274,3 +274,22 @@ def test_training_outcome_columns_summarise_the_seeds(tmp_path: Path):
     assert row["stopped_by"] == "early_stopping×2,max_epochs×1"
     assert row["epochs"] == pytest.approx(19 / 3) and row["best_epoch"] == pytest.approx(13 / 3)
     assert row["steps"] == pytest.approx(1900 / 3) and row["threads"] == "1×3"
+
+
+def test_figures_that_are_not_ranked_are_never_bold(tmp_path: Path):
+    """Random ties every discrimination pair (disc_ties_frac 1.0): not the best of anything."""
+    for seed in range(2):
+        for preset, quality, ties in (("random", 0.0, 1.0), ("han", 0.8, 0.0)):
+            run_dir = write_run(tmp_path / "runs", preset, seed, quality=quality)
+            test = json.loads((run_dir / "metrics.json").read_text())["split"]["test"]
+            set_record(run_dir, split={"test": {**test, "disc_acc": 1 - ties - 0.1 * seed,
+                                                "disc_ties_frac": ties, "disc_ties": 30},
+                                       "valid": test})
+    assert main(["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "out"),
+                 "--resamples", "100"]) == 0
+    markdown = (tmp_path / "out" / "leaderboard.md").read_text()
+    random = next(line for line in markdown.splitlines() if "| random |" in line)
+    assert "1.000 ± 0.000" in random and "**1.000 ± 0.000**" not in random
+    han = next(line for line in markdown.splitlines() if "| han |" in line)
+    assert "**0.950 ± 0.071**" in han  # disc_acc: higher is better
+    assert "disc_ties_frac °" in markdown and "disc_ties |" not in markdown

@@ -48,6 +48,7 @@ from scipy import stats
 
 from benchmark.cli_options import EXIT_BAD_INPUT
 from benchmark.metrics.corpus import HEADLINE_ACCURACY
+from benchmark.metrics.directions import HIGHER, direction, is_better
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.records.run_collection import (
     DEFAULT_VARIANT,
@@ -82,6 +83,11 @@ def t_interval(values: Sequence[float], alpha: float = CI_ALPHA) -> tuple[float,
         return math.nan, math.nan
     half = stats.t.ppf(1 - alpha / 2, values.size - 1) * values.std(ddof=1) / math.sqrt(values.size)
     return float(values.mean() - half), float(values.mean() + half)
+
+
+def best_first(value: float) -> float:
+    """Sort key of a `RANK_METRIC` figure, the best first (`benchmark.metrics.directions`)."""
+    return -value if direction(RANK_METRIC) == HIGHER else value
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -180,7 +186,9 @@ def choose_reference(
     scored = [(k, value) for k, value in scored if not math.isnan(value)]
     if not scored:
         return None, "no complete base row with valid figures"
-    return max(scored, key=lambda item: (item[1], item[0]))[0], f"best valid {RANK_METRIC}"
+    best = min(best_first(value) for _, value in scored)
+    chosen = max(k for k, value in scored if best_first(value) == best)
+    return chosen, f"best valid {RANK_METRIC}"
 
 
 def comparison_target(key: tuple, reference: tuple | None, keys: Sequence[tuple]) -> tuple | None:
@@ -202,7 +210,7 @@ _NOT_COMPARED = {
 
 def _verdict(diff: float, p_holm: float) -> str:
     if p_holm < CI_ALPHA:
-        return "better" if diff > 0 else "worse"
+        return "better" if is_better(RANK_METRIC, diff, 0.0) else "worse"
     return "no_difference"
 
 
@@ -271,7 +279,9 @@ def build_leaderboard(
         if ref is None:
             _warn(f"{dataset}: no reference row ({rule}); no row is compared")
         paired = _compare_dataset(groups, keys, complete, ref, n_resamples, seed)
-        ranked = sorted(complete, key=lambda key: (-rows[key][f"{RANK_METRIC}_mean"], key))
+        ranked = sorted(
+            complete, key=lambda key: (best_first(rows[key][f"{RANK_METRIC}_mean"]), key)
+        )
         for key in keys:
             rows[key].update(
                 rank=ranked.index(key) + 1 if key in complete else None,
