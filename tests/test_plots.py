@@ -156,6 +156,18 @@ def test_plots_without_their_runs_are_skipped_with_a_note(tmp_path: Path):
     assert any(note.startswith("brown_tau_by_genre: skipped") for note in notes)
 
 
+def test_a_noise_run_with_buckets_without_order_figures_is_plotted(tmp_path: Path):
+    """Under `dataset.noise=1` a bucket whose documents all keep a distractor has no tau
+    (null in the record): its point is left out, the plots are drawn."""
+    for seed in range(2):
+        write_run(tmp_path / "runs", "han", seed, 0.8, dataset="brown_noise1", noise_kept_up_to=3)
+    (run, _) = collect_runs(tmp_path / "runs")
+    assert run.record["breakdowns"]["test"]["length"]["2-3"]["tau"] is None
+    written, _ = make_plots(collect_runs(tmp_path / "runs"), tmp_path / "plots")
+    assert {"brown_noise1_main_metrics", "brown_noise1_tau_by_length",
+            "brown_noise1_tau_by_genre"} <= set(written)
+
+
 def test_each_preset_keeps_one_distinct_colour():
     assert len(set(PRESET_COLOURS.values())) == len(PRESET_COLOURS)
     assert preset_colour("my_new_model") == preset_colour("my_new_model")

@@ -173,13 +173,18 @@ def run_breakdowns(run: Run) -> dict:
 
 
 def _bucket_means(runs: Sequence[Run], field: str) -> dict[str, tuple[float, int]]:
-    """Bucket -> (tau averaged over seeds, documents in the bucket) for one preset."""
+    """Bucket -> (tau averaged over seeds, documents in the bucket) for one preset.
+
+    A bucket without the figure (null in the record: under noise, no document of the
+    bucket kept exactly its gold sentences) is left out for that run.
+    """
     values: dict[str, list[float]] = {}
     sizes: dict[str, int] = {}
     for run in runs:
         for bucket, figures in run_breakdowns(run).get(field, {}).items():
-            if not math.isnan(figures.get(BREAKDOWN_METRIC, math.nan)):
-                values.setdefault(bucket, []).append(figures[BREAKDOWN_METRIC])
+            value = figures.get(BREAKDOWN_METRIC)
+            if isinstance(value, (int, float)) and not math.isnan(value):
+                values.setdefault(bucket, []).append(value)
                 sizes.setdefault(bucket, figures["n_docs"])
     return {bucket: (float(np.mean(v)), sizes[bucket]) for bucket, v in values.items()}
 
