@@ -73,7 +73,7 @@ def runs(tmp_path_factory) -> Path:
 def table(runs: Path) -> pd.DataFrame:
     with pytest.warns(RunCollectionWarning):
         collected = collect_runs(runs)
-    with pytest.warns(LeaderboardWarning, match="synthetic: no reference row"):
+    with pytest.warns(LeaderboardWarning, match="synthetic: 1 seed per row"):
         return build_leaderboard(collected, n_resamples=RESAMPLES)
 
 
@@ -124,8 +124,8 @@ def test_complete_rows_are_ranked_by_mean_tau_and_rows_with_fewer_seeds_shown_ap
     random = brown.iloc[-1]  # 2 seeds where the others have 3: last, unranked, unmarked
     assert random["preset"] == "random" and not random["complete"]
     assert pd.isna(random["rank"]) and verdict(random) is None and math.isnan(random["tau_p"])
-    synthetic = table[table["dataset"] == "synthetic"].iloc[0]  # one seed: nothing to compare
-    assert pd.isna(synthetic["rank"]) and verdict(synthetic) is None
+    synthetic = table[table["dataset"] == "synthetic"].iloc[0]  # one seed: ranked, not compared
+    assert synthetic["rank"] == 1 and verdict(synthetic) is None
 
 
 def test_mean_std_and_intervals_over_seeds(runs: Path, table: pd.DataFrame):
@@ -237,7 +237,7 @@ def test_records_without_optional_figures_still_make_a_row(tmp_path: Path):
     assert row["n_docs"] == 60 and verdict(row) is None
     assert row["stopped_by"] == "unrecorded×1" and math.isnan(row["epochs"])
     main(["--runs", str(tmp_path), "--out", str(tmp_path / "out")])
-    assert "| – | han | base | 1 |" in (tmp_path / "out" / "leaderboard.md").read_text()
+    assert "| 1 | han | base | 1 |" in (tmp_path / "out" / "leaderboard.md").read_text()
 
 
 def set_record(run_dir: Path, **changes) -> None:
@@ -293,3 +293,24 @@ def test_figures_that_are_not_ranked_are_never_bold(tmp_path: Path):
     han = next(line for line in markdown.splitlines() if "| han |" in line)
     assert "**0.950 ± 0.071**" in han  # disc_acc: higher is better
     assert "disc_ties_frac °" in markdown and "disc_ties |" not in markdown
+
+
+def test_one_seed_rows_are_ranked_with_document_intervals_and_say_what_a_test_needs(
+    tmp_path: Path, capsys
+):
+    for preset, quality in (("lstm_ptrnet", 0.6), ("han", 0.8), ("random", 0.0)):
+        write_run(tmp_path / "runs", preset, 0, quality=quality)
+    out = tmp_path / "out"
+    assert main(["--runs", str(tmp_path / "runs"), "--out", str(out), "--resamples", "100"]) == 0
+    err = capsys.readouterr().err
+    assert "brown: 1 seed per row: 3 rows ranked by mean tau, none compared" in err
+    assert "needs at least 2 seeds per row" in err
+    table = pd.read_csv(out / "leaderboard.csv")
+    assert list(table["preset"]) == ["han", "lstm_ptrnet", "random"]
+    assert list(table["rank"]) == [1, 2, 3] and table["verdict"].isna().all()
+    markdown = (out / "leaderboard.md").read_text()
+    assert "| 1 | han | base | 1 |" in markdown and "| 3 | random | base | 1 |" in markdown
+    assert "at least 2 seeds per row" in markdown
+    han = table.iloc[0]
+    interval = f"[{han['tau_ci_docs_low']:.3f}, {han['tau_ci_docs_high']:.3f}]"
+    assert interval in next(line for line in markdown.splitlines() if "| 1 | han |" in line)

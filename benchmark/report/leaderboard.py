@@ -19,10 +19,13 @@ dataset x preset x variant, with the test figures of its seeds (DESIGN section 3
   selected on valid), `steps` (means over seeds), `stopped_by` and `threads` (each value
   with its count over seeds, e.g. "early_stopping×2,max_epochs×1"; `unrecorded` for
   records that predate the field);
-- `complete`: the row has as many seeds as the dataset's fullest row (and at least two).
-  Rows with fewer seeds are ranked and compared with nothing (shown apart);
-- `rank` of the complete rows by mean test tau (1 = highest), and the paired comparison
-  of each complete row (`benchmark.stats.seeded_paired`, seeds and documents both counted):
+- `complete`: the row has as many seeds as the dataset's fullest row. Rows with fewer
+  seeds are neither ranked nor compared (shown apart);
+- `rank` of the complete rows by mean test tau (1 = highest; with one seed per row too,
+  the `ci_docs` intervals then being the only ones), and, when the complete rows have at
+  least `MIN_SEEDS` (2) seeds, the paired comparison of each complete row
+  (`benchmark.stats.seeded_paired`, seeds and documents both counted; with one seed per
+  row nothing is compared, `reference_rule` says why, and a warning says so):
   `reference` is the dataset's reference row, fixed without test figures (`--reference`,
   else the complete base row with the best mean VALID tau; `reference_rule` says which);
   a base row is compared with the reference, an ablation row with its own preset's base
@@ -61,7 +64,7 @@ from benchmark.report.leaderboard_markdown import to_markdown
 from benchmark.report.wandb_export import log_leaderboard
 from benchmark.stats.bootstrap import CI_ALPHA
 from benchmark.stats.multiple_testing import holm
-from benchmark.stats.seeded_paired import SeededRow, compare_seeded, load_row
+from benchmark.stats.seeded_paired import MIN_SEEDS, SeededRow, compare_seeded, load_row
 
 MAIN_METRICS = ("tau", "pmr", HEADLINE_ACCURACY)
 RANK_METRIC = "tau"
@@ -70,6 +73,12 @@ MARKDOWN_NAME = "leaderboard.md"
 PAIRED_RESAMPLES = 10_000
 COUNTS = ("n_docs", "n_params")  # whole numbers, averaged over seeds
 UNRECORDED = "unrecorded"  # a run record older than the field
+
+
+ONE_SEED_RULE = (
+    f"the paired test of seeds and documents (benchmark.stats.seeded_paired) needs at least "
+    f"{MIN_SEEDS} seeds per row"
+)
 
 
 class LeaderboardWarning(UserWarning):
@@ -274,11 +283,21 @@ def build_leaderboard(
     for dataset in dict.fromkeys(key[0] for key in groups):
         keys = [key for key in groups if key[0] == dataset]
         full = max(len(groups[key]) for key in keys)
-        complete = {key for key in keys if len(groups[key]) == full and full >= 2}
-        ref, rule = choose_reference(groups, keys, complete, reference)
-        if ref is None:
-            _warn(f"{dataset}: no reference row ({rule}); no row is compared")
-        paired = _compare_dataset(groups, keys, complete, ref, n_resamples, seed)
+        complete = {key for key in keys if len(groups[key]) == full}
+        comparable = complete if full >= MIN_SEEDS else set()
+        if comparable:
+            ref, rule = choose_reference(groups, keys, comparable, reference)
+            if ref is None:
+                _warn(f"{dataset}: no reference row ({rule}); no row is compared")
+        else:
+            ref, rule = None, ONE_SEED_RULE
+            _warn(
+                f"{dataset}: {full} seed per row: {len(complete)} "
+                f"row{'s' if len(complete) != 1 else ''} ranked by mean "
+                f"{RANK_METRIC}, none compared ({ONE_SEED_RULE}; the intervals are over test "
+                "documents only)"
+            )
+        paired = _compare_dataset(groups, keys, comparable, ref, n_resamples, seed)
         ranked = sorted(
             complete, key=lambda key: (best_first(rows[key][f"{RANK_METRIC}_mean"]), key)
         )

@@ -11,11 +11,13 @@ from collections.abc import Sequence
 import pandas as pd
 
 from benchmark.metrics.directions import LOWER, NOT_RANKED, direction
+from benchmark.stats.seeded_paired import MIN_SEEDS
 
 HEADER = """# Leaderboard
 
 Test-split figures of each dataset x preset x variant: mean ± std over seeds (std needs
-two seeds or more); the best mean of each metric in bold; ↓ marks a metric where lower is
+two seeds or more; a one-seed row shows the 95% bootstrap interval over test documents of
+the main metrics instead); the best mean of each metric in bold; ↓ marks a metric where lower is
 better, ° a figure that is not ranked and never bold (`disc_ties_frac`, the share of tied
 discrimination pairs, describes the model, not its quality; benchmark/metrics/directions.py).
 *epochs* is the mean number of training epochs, *stopped by* what ended training in each
@@ -32,6 +34,11 @@ metrics: *seeds*, the Student-t interval of the seed mean; *docs*, each run's bo
 interval over test documents, averaged over seeds. `leaderboard.csv` holds every figure.
 """
 MISSING = "–"
+ONE_SEED_NOTE = f"""One seed per row: the rows are ranked by mean tau, but no difference is tested:
+the paired test of seeds and documents (`benchmark.stats.seeded_paired`) needs at least
+{MIN_SEEDS} seeds per row. Beside each main metric, its 95% bootstrap interval over test
+documents (training randomness is not counted).
+"""
 
 
 def _number(value: float, digits: int = 3) -> str:
@@ -95,6 +102,9 @@ def _figures_table(rows: pd.DataFrame, metrics: Sequence[str], best: dict) -> li
         for metric in metrics:
             mean, std = row[f"{metric}_mean"], row[f"{metric}_std"]
             text = _number(mean) + ("" if math.isnan(std) else f" ± {std:.3f}")
+            if math.isnan(std) and f"{metric}_ci_docs_low" in row:  # one seed
+                interval = _interval(row[f"{metric}_ci_docs_low"], row[f"{metric}_ci_docs_high"])
+                text += "" if interval == MISSING else f" {interval}"
             cells.append(f"**{text}**" if mean == best.get(metric) else text)
         lines.append(_row([
             MISSING if pd.isna(row["rank"]) else str(row["rank"]), row["preset"],
@@ -146,6 +156,8 @@ def to_markdown(table: pd.DataFrame, main: Sequence[str]) -> str:
                   if not pd.isna(reference) else f"no reference: {rows['reference_rule'].iloc[0]}")
         complete, apart = rows[rows["complete"]], rows[~rows["complete"]]
         parts.append(f"## {dataset}\n\n{n_docs} test documents; {chosen}.\n")
+        if len(complete) and complete["n_seeds"].max() < MIN_SEEDS:
+            parts.append(ONE_SEED_NOTE)
         best = _best_means(complete if len(complete) else rows, metrics)
         if len(complete):
             parts.append("\n".join(_figures_table(complete, metrics, best)) + "\n")

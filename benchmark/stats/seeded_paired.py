@@ -43,6 +43,8 @@ from benchmark.records.run_record import PREDICTIONS_NAME
 from benchmark.stats.bootstrap import CI_ALPHA, check_settings, percentile_interval, resampled
 from benchmark.stats.paired import PairingError, align_records
 
+MIN_SEEDS = 2  # per row: the seed variance needs two figures
+
 
 @dataclass(frozen=True)
 class SeededRow:
@@ -139,7 +141,7 @@ def compare_seeded(
     scored on the same documents, ValueError for one seed unless `allow_one_seed`.
     """
     check_settings(n_resamples, alpha)
-    seeds_counted = min(row_a.n_seeds, row_b.n_seeds) >= 2
+    seeds_counted = min(row_a.n_seeds, row_b.n_seeds) >= MIN_SEEDS
     if not seeds_counted and not allow_one_seed:
         raise ValueError(
             f"seed variance needs two seeds or more per row, got {row_a.n_seeds} and "
