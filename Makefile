@@ -50,11 +50,11 @@ test-slow: setup  ## run only the slow checks
 lint: setup  ## ruff
 	$(PY) -m ruff check benchmark models data tests
 
-leaderboard: setup  ## results/leaderboard.csv + .md from the finished runs (ARGS="--runs DIR --out DIR --wandb")
-	$(OB) leaderboard $(ARGS)
+leaderboard: setup  ## RUNS/reports/leaderboard.csv + .md from the finished runs under RUNS=runs (ARGS="--out DIR --wandb"; --out results replaces the committed ones)
+	$(OB) leaderboard --runs $(RUNS) $(ARGS)
 
-plots: setup  ## results/plots/*.png from the finished runs (ARGS="--runs DIR --out DIR --wandb")
-	$(OB) plots $(ARGS)
+plots: setup  ## RUNS/reports/plots/*.png from the finished runs under RUNS=runs (ARGS="--out DIR --wandb"; --out results/plots replaces the committed ones)
+	$(OB) plots --runs $(RUNS) $(ARGS)
 
 bench: setup  ## measured throughput of every preset: training, decoding, scaling, batched vs per-document search (ARGS="presets=... quick=true")
 	$(OB) bench $(ARGS)

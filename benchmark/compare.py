@@ -1,4 +1,4 @@
-"""Compare two runs on the same test documents: `python -m benchmark.compare RUN_A RUN_B`.
+"""Compare two runs on the same test documents: `orderbench compare RUN_A RUN_B`.
 
 RUN_A and RUN_B are run directories (their `predictions.jsonl`; the run must have
 finished, i.e. have its `metrics.json`) or `predictions.jsonl` files, or row directories
@@ -17,12 +17,12 @@ object instead of the table. Bad input: one line on stderr and exit status 2.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from benchmark import cli_parsers
 from benchmark.cli_options import EXIT_BAD_INPUT
 from benchmark.metrics.corpus import score_records, trivial_policy
 from benchmark.metrics.directions import LOWER, direction
@@ -155,30 +155,7 @@ def format_table(result: dict) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmark.compare",
-        description="Paired comparison of two runs on the same test documents.",
-    )
-    parser.add_argument(
-        "run_a", type=Path, help="run directory, predictions.jsonl or row directory of seeds (A)"
-    )
-    parser.add_argument(
-        "run_b", type=Path, help="run directory, predictions.jsonl or row directory of seeds (B)"
-    )
-    parser.add_argument(
-        "--include-trivial",
-        action="store_true",
-        help="count one-sentence documents as perfect (default: exclude them)",
-    )
-    parser.add_argument(
-        "--resamples",
-        type=int,
-        default=10_000,
-        metavar="N",
-        help="bootstrap resamples and sign flips (default 10000)",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser = cli_parsers.compare()
     args = parser.parse_args(argv)
     if args.resamples < 1:
         parser.error(f"--resamples must be >= 1, got {args.resamples}")
@@ -188,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except (ValueError, OSError) as error:
         message = " ".join(str(error).split())
-        print(f"benchmark.compare: error: {message}", file=sys.stderr)
+        print(f"{parser.prog}: error: {message}", file=sys.stderr)
         return EXIT_BAD_INPUT
     print(json.dumps(json_safe(result)) if args.json else format_table(result))
     return 0

@@ -314,3 +314,20 @@ def test_one_seed_rows_are_ranked_with_document_intervals_and_say_what_a_test_ne
     han = table.iloc[0]
     interval = f"[{han['tau_ci_docs_low']:.3f}, {han['tau_ci_docs_high']:.3f}]"
     assert interval in next(line for line in markdown.splitlines() if "| 1 | han |" in line)
+
+
+def test_the_default_output_is_beside_the_runs_never_the_committed_results(
+    tmp_path: Path, monkeypatch, capsys
+):
+    monkeypatch.chdir(tmp_path)
+    committed = tmp_path / "results" / "leaderboard.md"
+    committed.parent.mkdir()
+    committed.write_text("committed\n")
+    write_run(tmp_path / "runs", "han", 0, quality=0.7)
+    assert main(["--resamples", "100"]) == 0
+    assert committed.read_text() == "committed\n"
+    assert (tmp_path / "runs/reports/leaderboard.md").is_file()
+    assert "runs/reports/leaderboard.csv" in capsys.readouterr().out
+    assert main(["--runs", "runs", "--out", "results", "--resamples", "100"]) == 0  # asked for
+    assert committed.read_text().startswith("# Leaderboard")
+    assert len(collect_runs(tmp_path / "runs")) == 1  # the reports folder is no run

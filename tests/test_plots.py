@@ -244,6 +244,19 @@ def test_every_breakdown_bar_has_an_interval_over_its_documents(tmp_path: Path, 
     assert "bootstrap CI over the documents of each bar" in drawn.get_suptitle()
 
 
+def test_the_default_output_is_beside_the_runs_never_the_committed_plots(
+    tmp_path: Path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    committed = tmp_path / "results/plots/brown_main_metrics.png"
+    committed.parent.mkdir(parents=True)
+    committed.write_bytes(b"committed")
+    write_run(tmp_path / "runs", "han", 0, 0.7)
+    assert main([]) == 0
+    assert committed.read_bytes() == b"committed"
+    assert (tmp_path / "runs/reports/plots/brown_main_metrics.png").is_file()
+
+
 def test_each_preset_keeps_one_distinct_colour():
     assert len(set(PRESET_COLOURS.values())) == len(PRESET_COLOURS)
     assert preset_colour("my_new_model") == preset_colour("my_new_model")

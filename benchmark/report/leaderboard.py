@@ -1,10 +1,11 @@
-"""Turn run records into the leaderboard: `python -m benchmark.report.leaderboard [--runs runs]
-[--out results] [--wandb]`.
+"""Turn run records into the leaderboard: `orderbench leaderboard [--runs runs] [--out DIR]
+[--wandb]`.
 
 Reads every finished run under the runs directory (`benchmark.records.run_collection`: unfinished
 runs and malformed records are left out with a warning naming them) and writes
-`leaderboard.csv` and `leaderboard.md` into the output directory, atomically. One row per
-dataset x preset x variant, with the test figures of its seeds (DESIGN section 3):
+`leaderboard.csv` and `leaderboard.md` into the output directory, atomically: `--out`, else
+`<runs>/reports/`, so the committed `results/` is replaced only when asked (`--out results`).
+One row per dataset x preset x variant, with the test figures of its seeds (DESIGN section 3):
 
 - `n_seeds`, `seeds`, `n_docs` (test documents scored);
 - `<metric>_mean`, `<metric>_std` for every metric: mean and sample standard deviation
@@ -37,7 +38,6 @@ dataset x preset x variant, with the test figures of its seeds (DESIGN section 3
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import warnings
@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchmark import cli_parsers
 from benchmark.cli_options import EXIT_BAD_INPUT
 from benchmark.metrics.corpus import HEADLINE_ACCURACY
 from benchmark.metrics.directions import HIGHER, direction, is_better
@@ -70,7 +71,7 @@ MAIN_METRICS = ("tau", "pmr", HEADLINE_ACCURACY)
 RANK_METRIC = "tau"
 CSV_NAME = "leaderboard.csv"
 MARKDOWN_NAME = "leaderboard.md"
-PAIRED_RESAMPLES = 10_000
+PAIRED_RESAMPLES = cli_parsers.PAIRED_RESAMPLES
 COUNTS = ("n_docs", "n_params")  # whole numbers, averaged over seeds
 UNRECORDED = "unrecorded"  # a run record older than the field
 
@@ -332,31 +333,7 @@ def write_leaderboard(table: pd.DataFrame, out_dir: str | Path) -> tuple[Path, P
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmark.report.leaderboard",
-        description="Build results/leaderboard.csv and .md from the finished runs.",
-    )
-    parser.add_argument("--runs", type=Path, default=Path("runs"), help="runs directory")
-    parser.add_argument("--out", type=Path, default=Path("results"), help="output directory")
-    parser.add_argument(
-        "--resamples",
-        type=int,
-        default=PAIRED_RESAMPLES,
-        metavar="N",
-        help=f"resamples of the paired test (default {PAIRED_RESAMPLES})",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="paired-test seed (default 0)")
-    parser.add_argument(
-        "--reference",
-        metavar="PRESET[/VARIANT]",
-        help="the reference row of every dataset (default: the base row with the best valid "
-        "tau), fixed before any test figure is read",
-    )
-    parser.add_argument(
-        "--wandb",
-        action="store_true",
-        help="also log the table to W&B (offline unless WANDB_MODE says otherwise)",
-    )
+    parser = cli_parsers.leaderboard()
     args = parser.parse_args(argv)
     if args.resamples < 1:
         parser.error(f"--resamples must be >= 1, got {args.resamples}")
@@ -365,16 +342,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             runs = collect_runs(args.runs)
         except FileNotFoundError as error:
-            print(f"benchmark.report.leaderboard: error: {error}", file=sys.stderr)
+            print(f"{parser.prog}: error: {error}", file=sys.stderr)
             return EXIT_BAD_INPUT
         table = build_leaderboard(runs, args.resamples, args.seed, args.reference)
     for warning in caught:
-        print(f"benchmark.report.leaderboard: warning: {warning.message}", file=sys.stderr)
+        print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
     if table.empty:
-        print(f"benchmark.report.leaderboard: error: no finished run under {args.runs}",
+        print(f"{parser.prog}: error: no finished run under {args.runs}",
               file=sys.stderr)
         return EXIT_BAD_INPUT
-    paths = write_leaderboard(table, args.out)
+    paths = write_leaderboard(table, cli_parsers.report_dir(args.runs, args.out))
     if args.wandb:
         log_leaderboard(table)
     print(f"{len(table)} rows from {len(runs)} runs -> {', '.join(map(str, paths))}")

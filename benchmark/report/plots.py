@@ -1,7 +1,8 @@
 """Draw the result plots: `orderbench plots [--runs runs] [--out DIR] [--wandb]`.
 
 From the finished runs (`benchmark.records.run_collection`), per dataset, PNG files in the
-output directory:
+output directory (`--out`, else `<runs>/reports/plots/`: the committed `results/plots/` is
+replaced only when asked):
 
 - `<dataset>_main_metrics.png`: tau, pmr and acc of every preset (its `base` variant):
   bars = mean over seeds, error bars = the runs' 95% bootstrap intervals over test
@@ -27,7 +28,6 @@ in every plot (`benchmark.report.plot_style.PRESET_COLOURS`).
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import warnings
@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 from matplotlib.figure import Figure
 
+from benchmark import cli_parsers
 from benchmark.cli_options import EXIT_BAD_INPUT
 from benchmark.metrics.breakdowns import LENGTH_LABELS, breakdowns, length_bucket, meta_value
 from benchmark.metrics.breakdowns import MISSING as MISSING_META
@@ -379,43 +380,28 @@ def make_plots(runs: Sequence[Run], out_dir: Path) -> tuple[dict[str, Path], lis
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmark.report.plots",
-        description="Draw the result plots (PNG) from the finished runs.",
-    )
-    parser.add_argument("--runs", type=Path, default=Path("runs"), help="runs directory")
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=Path("results/plots"),
-        help="output directory (default results/plots)",
-    )
-    parser.add_argument(
-        "--wandb",
-        action="store_true",
-        help="also log the plots to W&B (offline unless WANDB_MODE says otherwise)",
-    )
+    parser = cli_parsers.plots()
     args = parser.parse_args(argv)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             runs = collect_runs(args.runs)
         except FileNotFoundError as error:
-            print(f"benchmark.report.plots: error: {error}", file=sys.stderr)
+            print(f"{parser.prog}: error: {error}", file=sys.stderr)
             return EXIT_BAD_INPUT
     for warning in caught:
-        print(f"benchmark.report.plots: warning: {warning.message}", file=sys.stderr)
+        print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
     try:
         ablation_studies()
     except StudyDefinitionError as error:
-        print(f"benchmark.report.plots: error: {error}", file=sys.stderr)
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if not runs:
-        print(f"benchmark.report.plots: error: no finished run under {args.runs}", file=sys.stderr)
+        print(f"{parser.prog}: error: no finished run under {args.runs}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    written, notes = make_plots(runs, args.out)
+    written, notes = make_plots(runs, cli_parsers.report_dir(args.runs, args.out, "plots"))
     for note in notes:
-        print(f"benchmark.report.plots: note: {note}")
+        print(f"{parser.prog}: note: {note}")
     for path in written.values():
         print(path)
     if args.wandb and written:
