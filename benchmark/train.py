@@ -119,6 +119,11 @@ def record_failure(run_dir: Path, error: BaseException, logs: list[Path]) -> Non
 
 
 if __name__ == "__main__":
+    if any(arg in ("-h", "--help") for arg in sys.argv[1:]):  # the groups, without composing
+        from benchmark.train_help import train_help
+
+        print(train_help())
+        sys.exit(0)
     try:  # a run directory that cannot be written: before Hydra writes into it
         sys.argv[1:] = read_only_arguments(sys.argv[1:])
     except UnwritableRunsError as unwritable:
