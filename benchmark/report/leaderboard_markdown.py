@@ -134,8 +134,11 @@ def _intervals_table(rows: pd.DataFrame, main: Sequence[str]) -> list[str]:
 
 
 def _best_means(rows: pd.DataFrame, metrics: Sequence[str]) -> dict[str, float]:
-    """The best mean of each ranked metric (`benchmark.metrics.directions`)."""
+    """The best mean of each ranked metric (`benchmark.metrics.directions`); none for a
+    single row, which is the best of nothing."""
     best = {}
+    if len(rows) < 2:
+        return best
     for metric in metrics:
         way = direction(metric)
         if way != NOT_RANKED:
