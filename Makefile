@@ -8,7 +8,9 @@ EXTRAS     ?= dev,slurm,minilm
 STAMP      := $(VENV)/.orderbench-setup
 ARGS       ?=
 SWEEP      ?= smoke
-TRAINER    ?= gpu
+# the trainer of `make sweep` and `make sweep-list`: gpu when nvidia-smi lists a GPU here, else
+# cpu (on a login node without GPUs give TRAINER=gpu for the cluster's)
+TRAINER    ?= $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo gpu || echo cpu)
 JOBS       ?= 2
 # PyTorch threads per sweep-local job: results depend on it, so it does not follow nproc
 CPU_THREADS ?= 1
@@ -23,8 +25,24 @@ COMPARE    ?=
 	sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction \
 	reproduction-report
 
+# variables `make help` shows with their values
+HELP_VARS  := TORCH_SPEC EXTRAS TRAINER RUNS
 help:  ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@$(foreach v,$(HELP_VARS),$(v)='$($(v))') awk -v names='$(HELP_VARS)' \
+		'function expand(text,  n, i, key, at, out) { \
+			n = split(names, list, " "); \
+			for (i = 1; i <= n; i++) { \
+				key = "$$(" list[i] ")"; out = ""; \
+				while ((at = index(text, key)) > 0) { \
+					out = out substr(text, 1, at - 1) ENVIRON[list[i]]; \
+					text = substr(text, at + length(key)); \
+				} \
+				text = out text; \
+			} \
+			return text; \
+		} \
+		/^[a-z-]+:.*## / { split($$0, part, ":.*## "); name = part[1]; sub(/:.*/, "", name); \
+			printf "  %-19s %s\n", name, expand(part[2]) }' $(MAKEFILE_LIST)
 
 setup: $(STAMP)  ## create .venv: torch ($(TORCH_SPEC)) first, then the project with [$(EXTRAS)]
 
@@ -50,23 +68,23 @@ test-slow: setup  ## run only the slow checks
 lint: setup  ## ruff
 	$(PY) -m ruff check benchmark models data tests
 
-leaderboard: setup  ## results/leaderboard.csv + .md from the finished runs (ARGS="--runs DIR --out DIR --wandb")
-	$(OB) leaderboard $(ARGS)
+leaderboard: setup  ## RUNS/reports/leaderboard.csv + .md from the finished runs under RUNS=runs (ARGS="--out DIR --wandb"; --out results replaces the committed ones)
+	$(OB) leaderboard --runs $(RUNS) $(ARGS)
 
-plots: setup  ## results/plots/*.png from the finished runs (ARGS="--runs DIR --out DIR --wandb")
-	$(OB) plots $(ARGS)
+plots: setup  ## RUNS/reports/plots/*.png from the finished runs under RUNS=runs (ARGS="--out DIR --wandb"; --out results/plots replaces the committed ones)
+	$(OB) plots --runs $(RUNS) $(ARGS)
 
 bench: setup  ## measured throughput of every preset: training, decoding, scaling, batched vs per-document search (ARGS="presets=... quick=true")
 	$(OB) bench $(ARGS)
 
-sweep: setup  ## submit the jobs of conf/sweep/SWEEP.yaml to SLURM (SWEEP=paper TRAINER=gpu|ddp ARGS=...)
+sweep: setup  ## submit the jobs of conf/sweep/SWEEP.yaml to SLURM (SWEEP=paper TRAINER=gpu|ddp|cpu, here $(TRAINER): gpu when nvidia-smi sees one; ARGS=...)
 	$(OB) sweep run $(SWEEP) hydra/launcher=slurm trainer=$(TRAINER) $(ARGS)
 
 sweep-local: setup  ## run the same jobs as local processes, JOBS at a time, CPU_THREADS each (SWEEP=smoke JOBS=2)
 	$(OB) sweep run $(SWEEP) hydra/launcher=local hydra.sweeper.max_batch_size=$(JOBS) \
 		cpu_threads=$(CPU_THREADS) $(ARGS)
 
-sweep-list: setup  ## dry run of `make sweep`: the jobs of SWEEP and what each would do
+sweep-list: setup  ## dry run of `make sweep`: the jobs of SWEEP and what each would do (trainer=$(TRAINER))
 	$(OB) sweep list $(SWEEP) trainer=$(TRAINER) $(ARGS)
 
 sweep-summary: setup  ## finished / failed / interrupted runs under RUNS=runs, with failures' logs

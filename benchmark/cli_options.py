@@ -59,11 +59,20 @@ def positive_int(key: str, value: str) -> int:
 EXIT_BAD_INPUT = 2  # exit status of every tool for bad arguments or input
 
 
+HELP_FLAGS = ("-h", "--help")
+
+
+def help_text(usage: str, doc: str) -> str:
+    """The help of a `key=value` tool: its usage line and its docstring after the first
+    paragraph."""
+    return f"usage: {usage}\n\n{doc.split(chr(10) + chr(10), 1)[1]}"
+
+
 def asks_for_help(argv: Sequence[str], usage: str, doc: str) -> bool:
-    """Print the usage line and the body of the tool's docstring if `-h`/`--help` is given."""
-    if not any(arg in ("-h", "--help") for arg in argv):
+    """Print the tool's help (`help_text`) if `-h`/`--help` is given."""
+    if not any(arg in HELP_FLAGS for arg in argv):
         return False
-    print(f"usage: {usage}\n\n{doc.split(chr(10) + chr(10), 1)[1]}")
+    print(help_text(usage, doc))
     return True
 
 

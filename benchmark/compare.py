@@ -1,4 +1,4 @@
-"""Compare two runs on the same test documents: `python -m benchmark.compare RUN_A RUN_B`.
+"""Compare two runs on the same test documents: `orderbench compare RUN_A RUN_B`.
 
 RUN_A and RUN_B are run directories (their `predictions.jsonl`; the run must have
 finished, i.e. have its `metrics.json`) or `predictions.jsonl` files, or row directories
@@ -21,14 +21,15 @@ object instead of the table. Bad input: one line on stderr and exit status 2.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from benchmark import cli_parsers
 from benchmark.cli_options import EXIT_BAD_INPUT
-from benchmark.metrics.corpus import LOWER_IS_BETTER, score_records, trivial_policy
+from benchmark.metrics.corpus import score_records, trivial_policy
+from benchmark.metrics.directions import LOWER, direction
 from benchmark.records.comparability import (
     IncomparableRunsError,
     budget_differences,
@@ -197,7 +198,7 @@ def format_table(result: dict) -> str:
         + "".join(f"{_HEADERS.get(key, key):>{width}}" for key, width, _ in columns),
     ]
     for key, row in result["metrics"].items():
-        name = key + ("*" if key in LOWER_IS_BETTER else "")
+        name = key + ("*" if direction(key) == LOWER else "")
         interval = f"[{row['ci_low']:+.4f}, {row['ci_high']:+.4f}]"
         lines.append(
             f"{name:<13}{row['a']:>9.4f}{row['b']:>9.4f}{row['diff']:>+10.4f}   {interval:<22}"
@@ -208,36 +209,13 @@ def format_table(result: dict) -> str:
     if result.get("budget_differences"):
         lines.append("note: the runs had different training budgets ("
                      + "; ".join(result["budget_differences"]) + ")")
-    if LOWER_IS_BETTER & set(result["metrics"]):
+    if any(direction(key) == LOWER for key in result["metrics"]):
         lines.append("* lower is better")
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmark.compare",
-        description="Paired comparison of two runs on the same test documents.",
-    )
-    parser.add_argument(
-        "run_a", type=Path, help="run directory, predictions.jsonl or row directory of seeds (A)"
-    )
-    parser.add_argument(
-        "run_b", type=Path, help="run directory, predictions.jsonl or row directory of seeds (B)"
-    )
-    parser.add_argument(
-        "--include-trivial",
-        action="store_true",
-        help="count one-sentence documents as perfect (default: exclude them)",
-    )
-    parser.add_argument(
-        "--resamples",
-        type=int,
-        default=10_000,
-        metavar="N",
-        help="bootstrap resamples and sign flips (default 10000)",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser = cli_parsers.compare()
     args = parser.parse_args(argv)
     if args.resamples < 1:
         parser.error(f"--resamples must be >= 1, got {args.resamples}")
@@ -247,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except (ValueError, OSError) as error:
         message = " ".join(str(error).split())
-        print(f"benchmark.compare: error: {message}", file=sys.stderr)
+        print(f"{parser.prog}: error: {message}", file=sys.stderr)
         return EXIT_BAD_INPUT
     print(json.dumps(json_safe(result)) if args.json else format_table(result))
     return 0

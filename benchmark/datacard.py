@@ -1,4 +1,4 @@
-"""Dataset card: `python -m benchmark.datacard dataset=NAME [dataset.path=P] [overrides]`.
+"""Dataset card: `orderbench datacard dataset=NAME [dataset.path=P] [OVERRIDE ...]`.
 
 Prints one JSON object with the columns of the dataset table of Cui et al. (2018),
 "Deep Attentive Sentence Ordering Network": for each split the number of documents, the
@@ -37,6 +37,8 @@ from data.errors import DataFormatError
 from data.readers.published_ids import split_published_id
 from data.readers.sources import SOURCES, DatasetSource
 from data.tokenize import tokenize
+
+USAGE = "orderbench datacard dataset=NAME [dataset.path=P] [OVERRIDE ...]"
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +125,7 @@ def datacard(cfg: DictConfig) -> dict:
 
 
 def main(overrides: list[str]) -> None:
-    if asks_for_help(overrides, "python -m benchmark.datacard [OVERRIDE ...]", __doc__):
+    if asks_for_help(overrides, USAGE, __doc__):
         return
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     cfg = compose_config([*overrides, "++model.embeddings=null"])  # no word vectors needed

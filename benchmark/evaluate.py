@@ -57,9 +57,9 @@ from data.datamodule import EVAL_SPLITS
 from data.noise import has_noise
 from models.batch import to_device
 
-USAGE = (
+USAGE = (  # a literal: `orderbench evaluate --help` reads it without importing this module
     "orderbench evaluate run=RUN_DIR task=order|discrimination [split=test] [beam=K] "
-    f"[predictions=FILE] [max_permutations={MAX_PERMUTATIONS}]"
+    "[predictions=FILE] [max_permutations=20]"
 )
 TASKS = ("order", "discrimination")
 

@@ -1,5 +1,5 @@
 """Order your own sentences with a trained run:
-`python -m benchmark.predict run=RUN_DIR input=FILE [beam=K] [split=auto|lines|text]`.
+`orderbench predict run=RUN_DIR input=FILE [beam=K] [split=auto|lines|text]`.
 
 `input` is a UTF-8 file (`-` reads standard input) holding either one sentence per line or
 raw text, which is split into sentences offline (`data.sentence_split`). `split=auto`
@@ -29,7 +29,7 @@ from benchmark.cli_options import (
 from benchmark.harness.trained_run import RunError, load_trained_run
 from data.sentence_split import split_sentences
 
-USAGE = "python -m benchmark.predict run=RUN_DIR input=FILE [beam=K] [split=auto|lines|text]"
+USAGE = "orderbench predict run=RUN_DIR input=FILE [beam=K] [split=auto|lines|text]"
 SPLIT_MODES = ("auto", "lines", "text")
 
 

@@ -1,4 +1,4 @@
-"""Fetch and preprocess a dataset into the cache: `python -m benchmark.prepare_data dataset=brown`.
+"""Fetch and preprocess a dataset into the cache: `orderbench prepare dataset=brown`.
 
 Runs the same data pipeline as training (reader, split, tokenisation, vocabulary, word
 vectors) so that the first training run starts from the cache. With a preset whose frozen
@@ -16,9 +16,11 @@ from benchmark.cli_options import asks_for_help
 from benchmark.harness.config import compose_config
 from benchmark.harness.run import build_datamodule, build_task
 
+USAGE = "orderbench prepare [dataset=NAME] [OVERRIDE ...]"
+
 
 def main(overrides: list[str]) -> None:
-    if asks_for_help(overrides, "python -m benchmark.prepare_data [OVERRIDE ...]", __doc__):
+    if asks_for_help(overrides, USAGE, __doc__):
         return
     cfg = compose_config(overrides)
     datamodule = build_datamodule(cfg)

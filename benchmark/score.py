@@ -1,4 +1,4 @@
-"""Score a predictions file: `python -m benchmark.score PREDICTIONS.jsonl`.
+"""Score a predictions file: `orderbench score PREDICTIONS.jsonl`.
 
 Prints the corpus metrics of DESIGN section 4 as one JSON object on stdout: the keys of
 a split in `metrics.json` (`tau`, `acc`, `pmr`, `head`, `tail`, `lcs`, `coherence_L`,
@@ -14,13 +14,13 @@ file, line, document and reason, and exit status 2.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+from benchmark import cli_parsers
 from benchmark.cli_options import EXIT_BAD_INPUT
 from benchmark.metrics.breakdowns import breakdowns
 from benchmark.metrics.corpus import score_records, summarise
@@ -65,29 +65,7 @@ def score_file(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmark.score",
-        description="Score a predictions.jsonl with the OrderBench metrics.",
-    )
-    parser.add_argument("predictions", type=Path, help="predictions.jsonl to score")
-    parser.add_argument(
-        "--include-trivial",
-        action="store_true",
-        help="count one-sentence documents as perfect (default: exclude them)",
-    )
-    parser.add_argument(
-        "--bootstrap",
-        type=int,
-        default=0,
-        metavar="N",
-        help="add 95%% bootstrap CIs over documents from N resamples",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    parser.add_argument(
-        "--breakdowns",
-        action="store_true",
-        help="add the figures by paragraph length and by categorical meta field",
-    )
+    parser = cli_parsers.score()
     args = parser.parse_args(argv)
     if args.bootstrap < 0:
         parser.error(f"--bootstrap must be >= 0, got {args.bootstrap}")
@@ -99,10 +77,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
     except (ValueError, OSError) as error:
         message = " ".join(str(error).split())
-        print(f"benchmark.score: error: {message}", file=sys.stderr)
+        print(f"{parser.prog}: error: {message}", file=sys.stderr)
         return EXIT_BAD_INPUT
     for warning in caught:
-        print(f"benchmark.score: warning: {warning.message}", file=sys.stderr)
+        print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
     print(json.dumps(json_safe(result)))
     return 0
 

@@ -177,6 +177,11 @@ def record_failure(run_dir: Path, error: BaseException, logs: list[Path]) -> Non
 
 
 if __name__ == "__main__":
+    if any(arg in ("-h", "--help") for arg in sys.argv[1:]):  # the groups, without composing
+        from benchmark.train_help import train_help
+
+        print(train_help())
+        sys.exit(0)
     if problems := prelaunch_problems(sys.argv[1:]):  # before Hydra creates the run folder
         print("\n".join(f"error: {problem}" for problem in problems), file=sys.stderr)
         sys.exit(2)

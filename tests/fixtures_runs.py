@@ -45,6 +45,16 @@ def predict(docs: list[dict], quality: float, seed: int) -> list[dict]:
     return records
 
 
+def add_distractor(records: list[dict], kept_up_to: int) -> list[dict]:
+    """The noise setting (`dataset.noise=1`): one distractor (-1) per document, kept by the
+    prediction in documents of at most `kept_up_to` gold sentences (which then have no
+    order figures) and left out in the others."""
+    return [
+        {**r, "noise": [-1], "pred": r["pred"] + ([-1] if len(r["gold"]) <= kept_up_to else [])}
+        for r in records
+    ]
+
+
 def write_run(
     runs: Path,
     preset: str,
@@ -54,14 +64,18 @@ def write_run(
     variant: str = "base",
     net: dict | None = None,
     n_docs: int = N_DOCS,
+    noise_kept_up_to: int | None = None,
 ) -> Path:
-    """A finished run under `runs/<dataset>/<preset>/<variant>/seed_<seed>/`."""
+    """A finished run under `runs/<dataset>/<preset>/<variant>/seed_<seed>/`; with
+    `noise_kept_up_to`, a noise run (`add_distractor`)."""
     run_dir = runs / dataset / preset / variant / f"seed_{seed}"
     (run_dir / ".hydra").mkdir(parents=True)
     stream = zlib.crc32(f"{preset}/{variant}/{seed}".encode())
     records = predict(documents(n_docs), quality, seed=stream)
+    if noise_kept_up_to is not None:
+        records = add_distractor(records, noise_kept_up_to)
     write_predictions(run_dir / "predictions.jsonl", records)
-    test = corpus_metrics((r["gold"], r["pred"]) for r in records)
+    test = corpus_metrics((r["gold"], r["pred"], r.get("noise")) for r in records)
     config = {"model": {"name": preset, "net": net or {}}, "dataset": {"name": dataset},
               "seed": seed, "variant": variant}
     (run_dir / ".hydra" / "config.yaml").write_text(json.dumps(config))

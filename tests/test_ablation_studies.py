@@ -114,7 +114,7 @@ def test_the_plots_command_refuses_a_broken_study_in_one_line(monkeypatch, capsy
     monkeypatch.setattr(plots, "ablation_studies", broken)
     assert plots.main(["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "plots")]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [
-        "benchmark.report.plots: error: conf/ablation_study/x.yaml: give either ablations or "
+        "orderbench plots: error: conf/ablation_study/x.yaml: give either ablations or "
         "presets"
     ]
     assert not (tmp_path / "plots").exists()

@@ -27,14 +27,52 @@ def test_an_unknown_command_is_one_clear_error(capsys):
     assert "unknown command 'trian'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("name", [n for n in COMMANDS if n != "train"])
-def test_every_subcommand_has_help(name, capsys):
-    try:
-        status = main([name, "--help"])
-    except SystemExit as done:  # argparse exits after printing its help
-        status = done.code
-    assert status == 0
-    assert "usage" in capsys.readouterr().out
+HELPS = [[name] for name in COMMANDS if name != "sweep"] + [
+    ["sweep"], ["sweep", "run"], ["sweep", "list"], ["sweep", "summary"]
+]
+HEAVY = ("torch", "pandas", "scipy", "matplotlib", "pytorch_lightning", "hydra", "numpy")
+
+
+@pytest.mark.parametrize("words", HELPS, ids=" ".join)
+def test_every_command_has_help_in_one_style(words, capsys):
+    assert main([*words, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: orderbench {' '.join(words)} "), out[:200]
+    assert "python -m" not in out.splitlines()[0]
+
+
+def test_help_loads_no_command_module_nor_heavy_library():
+    """--help is answered from benchmark.cli_parsers, the tools' sources and conf/: none of
+    the libraries that take seconds to load is imported."""
+    calls = "".join(
+        f"try:\n    main({[*words, '--help']!r})\nexcept SystemExit:\n    pass\n"
+        for words in HELPS
+    )
+    code = (
+        "import sys\nfrom benchmark.cli import main\n" + calls
+        + f"loaded = [name for name in {HEAVY!r} if name in sys.modules]\n"
+        + "assert not loaded, loaded\n"
+        + "tools = ('benchmark.report', 'benchmark.harness', 'benchmark.bench', "
+        + "'benchmark.stats', 'benchmark.metrics', 'models', 'data')\n"
+        + "imported = [m for m in sys.modules if m.split('.')[0] in tools "
+        + "or '.'.join(m.split('.')[:2]) in tools]\n"
+        + "assert not imported, imported\n"
+        + "print('nothing heavy loaded')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.endswith("nothing heavy loaded\n")
+
+
+def test_the_help_of_key_value_tools_is_their_own():
+    """The help read from the source is what the module prints itself."""
+    from benchmark import evaluate
+    from benchmark.cli import key_value_help
+    from benchmark.cli_options import help_text
+    from benchmark.metrics.discrimination import MAX_PERMUTATIONS
+
+    assert key_value_help("benchmark.evaluate") == help_text(evaluate.USAGE, evaluate.__doc__)
+    assert f"[max_permutations={MAX_PERMUTATIONS}]" in evaluate.USAGE
 
 
 def test_light_commands_import_no_lightning():
@@ -65,4 +103,5 @@ def test_config_tools_answer_help_as_python_m_too(module):
     result = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stderr[-2000:]
-    assert result.stdout.startswith(f"usage: python -m {module} [OVERRIDE ...]")
+    command = {"benchmark.datacard": "datacard", "benchmark.prepare_data": "prepare"}[module]
+    assert result.stdout.startswith(f"usage: orderbench {command} ")

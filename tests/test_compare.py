@@ -147,7 +147,7 @@ def test_different_documents_are_refused_naming_the_difference(tmp_path, capsys,
     run_b = make_run(tmp_path, "b", change(records))
     status, out, err = run_compare(capsys, run_a, run_b)
     assert (status, out) == (2, "")
-    assert err.startswith("benchmark.compare: error: ") and len(err.splitlines()) == 1
+    assert err.startswith("orderbench compare: error: ") and len(err.splitlines()) == 1
     assert reason in err, err
 
 

@@ -13,7 +13,7 @@ import pytest
 from fixtures_runs import write_run
 from scipy import stats
 
-from benchmark.metrics.corpus import LOWER_IS_BETTER
+from benchmark.metrics.directions import LOWER_IS_BETTER
 from benchmark.metrics.order import ORDER_METRICS
 from benchmark.records.run_collection import RunCollectionWarning, collect_runs
 from benchmark.records.run_record import write_run_record
@@ -73,7 +73,7 @@ def runs(tmp_path_factory) -> Path:
 def table(runs: Path) -> pd.DataFrame:
     with pytest.warns(RunCollectionWarning):
         collected = collect_runs(runs)
-    with pytest.warns(LeaderboardWarning, match="synthetic: no reference row"):
+    with pytest.warns(LeaderboardWarning, match="synthetic: 1 seed per row"):
         return build_leaderboard(collected, n_resamples=RESAMPLES)
 
 
@@ -124,8 +124,8 @@ def test_complete_rows_are_ranked_by_mean_tau_and_rows_with_fewer_seeds_shown_ap
     random = brown.iloc[-1]  # 2 seeds where the others have 3: last, unranked, unmarked
     assert random["preset"] == "random" and not random["complete"]
     assert pd.isna(random["rank"]) and verdict(random) is None and math.isnan(random["tau_p"])
-    synthetic = table[table["dataset"] == "synthetic"].iloc[0]  # one seed: nothing to compare
-    assert pd.isna(synthetic["rank"]) and verdict(synthetic) is None
+    synthetic = table[table["dataset"] == "synthetic"].iloc[0]  # one seed: ranked, not compared
+    assert synthetic["rank"] == 1 and verdict(synthetic) is None
 
 
 def test_mean_std_and_intervals_over_seeds(runs: Path, table: pd.DataFrame):
@@ -237,7 +237,9 @@ def test_records_without_optional_figures_still_make_a_row(tmp_path: Path):
     assert row["n_docs"] == 60 and verdict(row) is None
     assert row["stopped_by"] == "unrecorded×1" and math.isnan(row["epochs"])
     main(["--runs", str(tmp_path), "--out", str(tmp_path / "out")])
-    assert "| – | han | base | 1 |" in (tmp_path / "out" / "leaderboard.md").read_text()
+    markdown = (tmp_path / "out" / "leaderboard.md").read_text()
+    line = next(line for line in markdown.splitlines() if line.startswith("| 1 | han | base | 1 |"))
+    assert "**" not in line  # one row is the best of nothing
 
 
 def set_record(run_dir: Path, **changes) -> None:
@@ -274,3 +276,60 @@ def test_training_outcome_columns_summarise_the_seeds(tmp_path: Path):
     assert row["stopped_by"] == "early_stopping×2,max_epochs×1"
     assert row["epochs"] == pytest.approx(19 / 3) and row["best_epoch"] == pytest.approx(13 / 3)
     assert row["steps"] == pytest.approx(1900 / 3) and row["threads"] == "1×3"
+
+
+def test_figures_that_are_not_ranked_are_never_bold(tmp_path: Path):
+    """Random ties every discrimination pair (disc_ties_frac 1.0): not the best of anything."""
+    for seed in range(2):
+        for preset, quality, ties in (("random", 0.0, 1.0), ("han", 0.8, 0.0)):
+            run_dir = write_run(tmp_path / "runs", preset, seed, quality=quality)
+            test = json.loads((run_dir / "metrics.json").read_text())["split"]["test"]
+            set_record(run_dir, split={"test": {**test, "disc_acc": 1 - ties - 0.1 * seed,
+                                                "disc_ties_frac": ties, "disc_ties": 30},
+                                       "valid": test})
+    assert main(["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "out"),
+                 "--resamples", "100"]) == 0
+    markdown = (tmp_path / "out" / "leaderboard.md").read_text()
+    random = next(line for line in markdown.splitlines() if "| random |" in line)
+    assert "1.000 ± 0.000" in random and "**1.000 ± 0.000**" not in random
+    han = next(line for line in markdown.splitlines() if "| han |" in line)
+    assert "**0.950 ± 0.071**" in han  # disc_acc: higher is better
+    assert "disc_ties_frac °" in markdown and "disc_ties |" not in markdown
+
+
+def test_one_seed_rows_are_ranked_with_document_intervals_and_say_what_a_test_needs(
+    tmp_path: Path, capsys
+):
+    for preset, quality in (("lstm_ptrnet", 0.6), ("han", 0.8), ("random", 0.0)):
+        write_run(tmp_path / "runs", preset, 0, quality=quality)
+    out = tmp_path / "out"
+    assert main(["--runs", str(tmp_path / "runs"), "--out", str(out), "--resamples", "100"]) == 0
+    err = capsys.readouterr().err
+    assert "brown: 1 seed per row: 3 rows ranked by mean tau, none compared" in err
+    assert "needs at least 2 seeds per row" in err
+    table = pd.read_csv(out / "leaderboard.csv")
+    assert list(table["preset"]) == ["han", "lstm_ptrnet", "random"]
+    assert list(table["rank"]) == [1, 2, 3] and table["verdict"].isna().all()
+    markdown = (out / "leaderboard.md").read_text()
+    assert "| 1 | han | base | 1 |" in markdown and "| 3 | random | base | 1 |" in markdown
+    assert "at least 2 seeds per row" in markdown
+    han = table.iloc[0]
+    interval = f"[{han['tau_ci_docs_low']:.3f}, {han['tau_ci_docs_high']:.3f}]"
+    assert interval in next(line for line in markdown.splitlines() if "| 1 | han |" in line)
+
+
+def test_the_default_output_is_beside_the_runs_never_the_committed_results(
+    tmp_path: Path, monkeypatch, capsys
+):
+    monkeypatch.chdir(tmp_path)
+    committed = tmp_path / "results" / "leaderboard.md"
+    committed.parent.mkdir()
+    committed.write_text("committed\n")
+    write_run(tmp_path / "runs", "han", 0, quality=0.7)
+    assert main(["--resamples", "100"]) == 0
+    assert committed.read_text() == "committed\n"
+    assert (tmp_path / "runs/reports/leaderboard.md").is_file()
+    assert "runs/reports/leaderboard.csv" in capsys.readouterr().out
+    assert main(["--runs", "runs", "--out", "results", "--resamples", "100"]) == 0  # asked for
+    assert committed.read_text().startswith("# Leaderboard")
+    assert len(collect_runs(tmp_path / "runs")) == 1  # the reports folder is no run

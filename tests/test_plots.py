@@ -5,16 +5,27 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fixtures_runs import write_run
+from matplotlib.container import ErrorbarContainer
 from PIL import Image
 
+from benchmark.metrics.breakdowns import length_bucket
 from benchmark.records.run_collection import collect_runs
+from benchmark.records.run_predictions import load_run
 from benchmark.records.run_record import write_run_record
 from benchmark.report.ablation_studies import ablation_studies
 from benchmark.report.ablations import ablation_levels, compared_levels, factor_value
 from benchmark.report.plot_style import PRESET_COLOURS, preset_colour
-from benchmark.report.plots import main, make_plots, run_breakdowns
+from benchmark.report.plots import (
+    breakdown_plot,
+    bucket_figures,
+    main,
+    make_plots,
+    run_breakdowns,
+)
+from benchmark.stats.bootstrap import bootstrap_summary
 
 HAN_BASE = {"_target_": "models.presets.han", "num_blocks": 3, "heads": 4, "dropout": 0.05}
 HAN_ABLATIONS = (  # variant -> overrides of the base settings, as an ablation sweep makes
@@ -68,6 +79,9 @@ def test_every_plot_is_drawn(plots):
     written, notes = plots
     expected = {"brown_main_metrics", "brown_tau_by_length", "brown_tau_by_genre"} | {
         f"brown_ablation_{study.name}" for study in ablation_studies()
+    } | {  # the variant of no ablation study gets the per-variant plots of its own
+        "brown_main_metrics_epochs30", "brown_tau_by_length_epochs30",
+        "brown_tau_by_genre_epochs30",
     }
     assert set(written) == expected
     assert notes == []
@@ -148,12 +162,99 @@ def test_breakdowns_come_from_the_record_or_else_from_the_predictions(tmp_path: 
 
 
 def test_plots_without_their_runs_are_skipped_with_a_note(tmp_path: Path):
-    write_run(tmp_path / "runs", "lstm_ptrnet", 0, 0.7, variant="other")
+    write_run(tmp_path / "runs", "lstm_ptrnet", 0, 0.7, variant="ablation_only")
+    write_run(tmp_path / "runs", "han", 0, 0.7, variant="blocks_1")  # conf/ablation/: a study's
+    (tmp_path / "runs/brown/lstm_ptrnet/ablation_only/seed_0/predictions.jsonl").unlink()
+    record = json.loads((tmp_path / "runs/brown/lstm_ptrnet/ablation_only/seed_0/metrics.json")
+                        .read_text())
+    write_run_record(tmp_path / "runs/brown/lstm_ptrnet/ablation_only/seed_0",
+                     {k: v for k, v in record.items() if k != "breakdowns"})
     written, notes = make_plots(collect_runs(tmp_path / "runs"), tmp_path / "plots")
-    assert written == {}
-    assert any(note.startswith("brown_main_metrics: skipped") for note in notes)
+    assert set(written) == {"brown_main_metrics_ablation_only"}
+    assert ("brown_main_metrics: skipped, no run with variant=base (drawn for ablation_only)"
+            in notes)
     assert any(note.startswith("brown_ablation_han_blocks: skipped") for note in notes)
-    assert any(note.startswith("brown_tau_by_genre: skipped") for note in notes)
+    assert any(note.startswith("brown_tau_by_genre_ablation_only: skipped") for note in notes)
+
+
+def test_a_noise_run_with_buckets_without_order_figures_is_plotted(tmp_path: Path):
+    """Under `dataset.noise=1` a bucket whose documents all keep a distractor has no tau
+    (null in the record): its point is left out, the plots are drawn."""
+    for seed in range(2):
+        write_run(tmp_path / "runs", "han", seed, 0.8, dataset="brown_noise1", noise_kept_up_to=3)
+    (run, _) = collect_runs(tmp_path / "runs")
+    assert run.record["breakdowns"]["test"]["length"]["2-3"]["tau"] is None
+    written, _ = make_plots(collect_runs(tmp_path / "runs"), tmp_path / "plots")
+    assert {"brown_noise1_main_metrics", "brown_noise1_tau_by_length",
+            "brown_noise1_tau_by_genre"} <= set(written)
+
+
+def test_runs_of_any_variant_are_plotted(tmp_path: Path):
+    """A smoke sweep's runs (variant `smoke`, no `base` run) get their own plots."""
+    for seed in range(2):
+        for preset, quality in (("lstm_ptrnet", 0.7), ("random", 0.0)):
+            write_run(tmp_path / "runs", preset, seed, quality, dataset="synthetic",
+                      variant="smoke")
+    written, _ = make_plots(collect_runs(tmp_path / "runs"), tmp_path / "plots")
+    assert {"synthetic_main_metrics_smoke", "synthetic_tau_by_length_smoke",
+            "synthetic_tau_by_genre_smoke"} <= set(written)
+    assert not {"synthetic_main_metrics", "synthetic_tau_by_length"} & set(written)
+
+
+def error_bars(figure) -> list[np.ndarray]:
+    """The half-lengths of every drawn error bar of a one-axis figure."""
+    (axis,) = figure.axes
+    lengths = []
+    for container in axis.containers:
+        if isinstance(container, ErrorbarContainer):
+            (segments,) = container.lines[2]
+            lengths += [np.ptp(np.asarray(s)[:, 1]) for s in segments.get_segments()]
+    return lengths
+
+
+@pytest.mark.parametrize("field", ["length", "meta.genre"])
+def test_every_breakdown_bar_has_an_interval_over_its_documents(tmp_path: Path, field: str):
+    for seed in range(2):
+        write_run(tmp_path / "runs", "han", seed, 0.7)
+    write_run(tmp_path / "runs", "lstm_ptrnet", 0, 0.6)
+    runs = collect_runs(tmp_path / "runs")
+    han = [run for run in runs if run.preset == "han"]
+    figures, with_interval = bucket_figures(han, field)
+    assert with_interval
+    stored = [run.record["breakdowns"]["test"][field] for run in han]
+    for bucket, figure in figures.items():
+        assert figure.mean == pytest.approx(np.mean([s[bucket]["tau"] for s in stored]))
+        assert figure.ci_low < figure.mean < figure.ci_high, bucket
+        assert figure.n_docs == stored[0][bucket]["n_docs"]
+    # one seed: the bootstrap of the bucket's documents, as the run's own intervals are made
+    (lstm,) = [run for run in runs if run.preset == "lstm_ptrnet"]
+    records = load_run(lstm.path)[1]
+    bucket = next(iter(bucket_figures([lstm], field)[0]))
+    members = [r for r in records if bucket == (
+        length_bucket(len(r["gold"])) if field == "length" else r["meta"]["genre"])]
+    expected = bootstrap_summary(members, n_resamples=1000)["tau"]
+    (figure,) = [bucket_figures([lstm], field)[0][bucket]]
+    assert (figure.ci_low, figure.ci_high) == pytest.approx(
+        (expected["ci_low"], expected["ci_high"]))
+    groups = {"han": han, "lstm_ptrnet": [lstm]}
+    drawn = breakdown_plot("brown", groups, field, "tau", "bucket")
+    lengths = error_bars(drawn)
+    assert len(lengths) == sum(len(bucket_figures(g, field)[0]) for g in groups.values())
+    assert all(length > 0 for length in lengths)
+    assert "bootstrap CI over the documents of each bar" in drawn.get_suptitle()
+
+
+def test_the_default_output_is_beside_the_runs_never_the_committed_plots(
+    tmp_path: Path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    committed = tmp_path / "results/plots/brown_main_metrics.png"
+    committed.parent.mkdir(parents=True)
+    committed.write_bytes(b"committed")
+    write_run(tmp_path / "runs", "han", 0, 0.7)
+    assert main([]) == 0
+    assert committed.read_bytes() == b"committed"
+    assert (tmp_path / "runs/reports/plots/brown_main_metrics.png").is_file()
 
 
 def test_each_preset_keeps_one_distinct_colour():

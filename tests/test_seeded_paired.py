@@ -8,9 +8,11 @@ import math
 import numpy as np
 import pytest
 
+from benchmark.metrics.corpus import ScoredCorpus
+from benchmark.stats.bootstrap import bootstrap_metrics
 from benchmark.stats.multiple_testing import holm
 from benchmark.stats.paired import PairingError
-from benchmark.stats.seeded_paired import SeededRow, compare_seeded
+from benchmark.stats.seeded_paired import SeededRow, compare_seeded, seed_mean_interval
 
 N_DOCS = 150
 
@@ -120,3 +122,18 @@ def test_holm_on_a_hand_worked_family():
     assert holm([]).size == 0
     with pytest.raises(ValueError, match=r"must lie in \[0, 1\]"):
         holm([1.5])
+
+
+def test_seed_mean_interval_is_the_document_bootstrap_of_the_seed_mean():
+    rng = np.random.default_rng(3)
+    values = rng.uniform(-1, 1, size=(1, N_DOCS))
+    one = seed_mean_interval(row(values), n_resamples=500, seed=4)["tau"]
+    scored = ScoredCorpus(tuple({"tau": v} for v in values[0]), (False,) * N_DOCS, False, False)
+    expected = bootstrap_metrics(scored, n_resamples=500, seed=4)["tau"]
+    assert one == pytest.approx({"mean": values.mean(), "ci_low": expected["ci_low"],
+                                 "ci_high": expected["ci_high"]})
+    twice = seed_mean_interval(row(np.vstack([values, values])), n_resamples=500, seed=4)
+    assert twice["tau"] == pytest.approx(one)
+    shifted = seed_mean_interval(row(np.vstack([values, values + 0.2])), 500, seed=4)["tau"]
+    assert shifted["mean"] == pytest.approx(values.mean() + 0.1)
+    assert shifted["ci_low"] == pytest.approx(one["ci_low"] + 0.1)

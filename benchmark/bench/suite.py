@@ -1,4 +1,4 @@
-"""Measured throughput of the model presets: `python -m benchmark.bench.suite [key=value ...]`.
+"""Measured throughput of the model presets: `orderbench bench [key=value ...]`.
 
 For each preset at the sizes `python -m benchmark.train` uses (conf/model/*.yaml), on one
 device: training throughput on the real data path (documents and tokens per second, the
@@ -62,7 +62,7 @@ from benchmark.harness.config import CONF_DIR
 from benchmark.records.atomic_io import atomic_write_text
 from models.registry import get_preset, preset_names
 
-USAGE = "python -m benchmark.bench.suite [presets=a,b] [device=cpu] [quick=true] [key=value ...]"
+USAGE = "orderbench bench [presets=a,b] [device=cpu] [quick=true] [key=value ...]"
 FULL = {
     "steps": "10", "warmup": "2", "beams": "1,4,16,64", "lengths": "5,10,20,40",
     "length": "10", "docs": "16", "decode_docs": "256", "reference_docs": "8", "repeats": "3",

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchmark.metrics.directions import LOWER_IS_BETTER as LOWER_IS_BETTER  # re-exported
 from benchmark.metrics.noise import NOISE_METRICS
-from benchmark.metrics.order import LOWER_IS_BETTER as LOWER_IS_BETTER  # re-exported
 from benchmark.metrics.order import ORDER_METRICS
 from benchmark.metrics.sentence_ids import Ids, as_list, document_problems
 

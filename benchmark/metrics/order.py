@@ -11,7 +11,8 @@ the gold position of the sentence `pred` puts at position k; a perfect predictio
 - `acc`, `pmr`, `head`, `tail`: position accuracy, perfect match, first/last sentence right
   (Chen et al. 2016; Gong et al. 2016; Cui et al. 2018).
 - `lcs`: longest common subsequence of pred and gold over n (Gong et al. 2016).
-- `coherence_L`: the displacement penalty of Li et al., lower is better:
+- `coherence_L`: the displacement penalty of Li et al., lower is better
+  (`benchmark.metrics.directions`):
   2 / (n (n - 1)) * sum_{i<j} |(j - i) - (pos_g(p[j]) - pos_g(p[i]))|.
 
 One-sentence documents (n = 1) have no sentence pairs. Each metric then takes its value
@@ -140,4 +141,3 @@ ORDER_METRICS: dict[str, Callable[[Ids, Ids], float]] = {
     "lcs": lcs_ratio,
     "coherence_L": coherence_l,
 }
-LOWER_IS_BETTER = frozenset({"coherence_L"})

@@ -1,10 +1,11 @@
-"""Turn run records into the leaderboard: `python -m benchmark.report.leaderboard [--runs runs]
-[--out results] [--wandb]`.
+"""Turn run records into the leaderboard: `orderbench leaderboard [--runs runs] [--out DIR]
+[--wandb]`.
 
 Reads every finished run under the runs directory (`benchmark.records.run_collection`: unfinished
 runs and malformed records are left out with a warning naming them) and writes
-`leaderboard.csv` and `leaderboard.md` into the output directory, atomically. One row per
-dataset x preset x variant, with the test figures of its seeds (DESIGN section 3):
+`leaderboard.csv` and `leaderboard.md` into the output directory, atomically: `--out`, else
+`<runs>/reports/`, so the committed `results/` is replaced only when asked (`--out results`).
+One row per dataset x preset x variant, with the test figures of its seeds (DESIGN section 3):
 
 - `n_seeds`, `seeds`, `n_docs` (test documents scored);
 - `<metric>_mean`, `<metric>_std` for every metric: mean and sample standard deviation
@@ -19,10 +20,13 @@ dataset x preset x variant, with the test figures of its seeds (DESIGN section 3
   selected on valid), `steps` (means over seeds), `stopped_by` and `threads` (each value
   with its count over seeds, e.g. "early_stopping×2,max_epochs×1"; `unrecorded` for
   records that predate the field);
-- `complete`: the row has as many seeds as the dataset's fullest row (and at least two).
-  Rows with fewer seeds are ranked and compared with nothing (shown apart);
-- `rank` of the complete rows by mean test tau (1 = highest), and the paired comparison
-  of each complete row (`benchmark.stats.seeded_paired`, seeds and documents both counted):
+- `complete`: the row has as many seeds as the dataset's fullest row. Rows with fewer
+  seeds are neither ranked nor compared (shown apart);
+- `rank` of the complete rows by mean test tau (1 = highest; with one seed per row too,
+  the `ci_docs` intervals then being the only ones), and, when the complete rows have at
+  least `MIN_SEEDS` (2) seeds, the paired comparison of each complete row
+  (`benchmark.stats.seeded_paired`, seeds and documents both counted; with one seed per
+  row nothing is compared, `reference_rule` says why, and a warning says so):
   `reference` is the dataset's reference row, fixed without test figures (`--reference`,
   else the complete base row with the best mean VALID tau; `reference_rule` says which);
   a base row is compared with the reference, an ablation row with its own preset's base
@@ -34,7 +38,6 @@ dataset x preset x variant, with the test figures of its seeds (DESIGN section 3
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import warnings
@@ -46,8 +49,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from benchmark import cli_parsers
 from benchmark.cli_options import EXIT_BAD_INPUT
 from benchmark.metrics.corpus import HEADLINE_ACCURACY
+from benchmark.metrics.directions import HIGHER, direction, is_better
 from benchmark.records.atomic_io import atomic_write_group
 from benchmark.records.comparability import require_pairable
 from benchmark.records.run_collection import (
@@ -61,15 +66,21 @@ from benchmark.report.leaderboard_markdown import to_markdown
 from benchmark.report.wandb_export import log_leaderboard
 from benchmark.stats.bootstrap import CI_ALPHA
 from benchmark.stats.multiple_testing import holm
-from benchmark.stats.seeded_paired import SeededRow, compare_seeded, load_row
+from benchmark.stats.seeded_paired import MIN_SEEDS, SeededRow, compare_seeded, load_row
 
 MAIN_METRICS = ("tau", "pmr", HEADLINE_ACCURACY)
 RANK_METRIC = "tau"
 CSV_NAME = "leaderboard.csv"
 MARKDOWN_NAME = "leaderboard.md"
-PAIRED_RESAMPLES = 10_000
+PAIRED_RESAMPLES = cli_parsers.PAIRED_RESAMPLES
 COUNTS = ("n_docs", "n_params")  # whole numbers, averaged over seeds
 UNRECORDED = "unrecorded"  # a run record older than the field
+
+
+ONE_SEED_RULE = (
+    f"the paired test of seeds and documents (benchmark.stats.seeded_paired) needs at least "
+    f"{MIN_SEEDS} seeds per row"
+)
 
 
 class LeaderboardWarning(UserWarning):
@@ -83,6 +94,11 @@ def t_interval(values: Sequence[float], alpha: float = CI_ALPHA) -> tuple[float,
         return math.nan, math.nan
     half = stats.t.ppf(1 - alpha / 2, values.size - 1) * values.std(ddof=1) / math.sqrt(values.size)
     return float(values.mean() - half), float(values.mean() + half)
+
+
+def best_first(value: float) -> float:
+    """Sort key of a `RANK_METRIC` figure, the best first (`benchmark.metrics.directions`)."""
+    return -value if direction(RANK_METRIC) == HIGHER else value
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -181,7 +197,9 @@ def choose_reference(
     scored = [(k, value) for k, value in scored if not math.isnan(value)]
     if not scored:
         return None, "no complete base row with valid figures"
-    return max(scored, key=lambda item: (item[1], item[0]))[0], f"best valid {RANK_METRIC}"
+    best = min(best_first(value) for _, value in scored)
+    chosen = max(k for k, value in scored if best_first(value) == best)
+    return chosen, f"best valid {RANK_METRIC}"
 
 
 def comparison_target(key: tuple, reference: tuple | None, keys: Sequence[tuple]) -> tuple | None:
@@ -203,7 +221,7 @@ _NOT_COMPARED = {
 
 def _verdict(diff: float, p_holm: float) -> str:
     if p_holm < CI_ALPHA:
-        return "better" if diff > 0 else "worse"
+        return "better" if is_better(RANK_METRIC, diff, 0.0) else "worse"
     return "no_difference"
 
 
@@ -270,12 +288,24 @@ def build_leaderboard(
     for dataset in dict.fromkeys(key[0] for key in groups):
         keys = [key for key in groups if key[0] == dataset]
         full = max(len(groups[key]) for key in keys)
-        complete = {key for key in keys if len(groups[key]) == full and full >= 2}
-        ref, rule = choose_reference(groups, keys, complete, reference)
-        if ref is None:
-            _warn(f"{dataset}: no reference row ({rule}); no row is compared")
-        paired = _compare_dataset(groups, keys, complete, ref, n_resamples, seed)
-        ranked = sorted(complete, key=lambda key: (-rows[key][f"{RANK_METRIC}_mean"], key))
+        complete = {key for key in keys if len(groups[key]) == full}
+        comparable = complete if full >= MIN_SEEDS else set()
+        if comparable:
+            ref, rule = choose_reference(groups, keys, comparable, reference)
+            if ref is None:
+                _warn(f"{dataset}: no reference row ({rule}); no row is compared")
+        else:
+            ref, rule = None, ONE_SEED_RULE
+            _warn(
+                f"{dataset}: {full} seed per row: {len(complete)} "
+                f"row{'s' if len(complete) != 1 else ''} ranked by mean "
+                f"{RANK_METRIC}, none compared ({ONE_SEED_RULE}; the intervals are over test "
+                "documents only)"
+            )
+        paired = _compare_dataset(groups, keys, comparable, ref, n_resamples, seed)
+        ranked = sorted(
+            complete, key=lambda key: (best_first(rows[key][f"{RANK_METRIC}_mean"]), key)
+        )
         for key in keys:
             rows[key].update(
                 rank=ranked.index(key) + 1 if key in complete else None,
@@ -309,31 +339,7 @@ def write_leaderboard(table: pd.DataFrame, out_dir: str | Path) -> tuple[Path, P
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmark.report.leaderboard",
-        description="Build results/leaderboard.csv and .md from the finished runs.",
-    )
-    parser.add_argument("--runs", type=Path, default=Path("runs"), help="runs directory")
-    parser.add_argument("--out", type=Path, default=Path("results"), help="output directory")
-    parser.add_argument(
-        "--resamples",
-        type=int,
-        default=PAIRED_RESAMPLES,
-        metavar="N",
-        help=f"resamples of the paired test (default {PAIRED_RESAMPLES})",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="paired-test seed (default 0)")
-    parser.add_argument(
-        "--reference",
-        metavar="PRESET[/VARIANT]",
-        help="the reference row of every dataset (default: the base row with the best valid "
-        "tau), fixed before any test figure is read",
-    )
-    parser.add_argument(
-        "--wandb",
-        action="store_true",
-        help="also log the table to W&B (offline unless WANDB_MODE says otherwise)",
-    )
+    parser = cli_parsers.leaderboard()
     args = parser.parse_args(argv)
     if args.resamples < 1:
         parser.error(f"--resamples must be >= 1, got {args.resamples}")
@@ -342,16 +348,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             runs = collect_runs(args.runs)
         except FileNotFoundError as error:
-            print(f"benchmark.report.leaderboard: error: {error}", file=sys.stderr)
+            print(f"{parser.prog}: error: {error}", file=sys.stderr)
             return EXIT_BAD_INPUT
         table = build_leaderboard(runs, args.resamples, args.seed, args.reference)
     for warning in caught:
-        print(f"benchmark.report.leaderboard: warning: {warning.message}", file=sys.stderr)
+        print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
     if table.empty:
-        print(f"benchmark.report.leaderboard: error: no finished run under {args.runs}",
+        print(f"{parser.prog}: error: no finished run under {args.runs}",
               file=sys.stderr)
         return EXIT_BAD_INPUT
-    paths = write_leaderboard(table, args.out)
+    paths = write_leaderboard(table, cli_parsers.report_dir(args.runs, args.out))
     if args.wandb:
         log_leaderboard(table)
     print(f"{len(table)} rows from {len(runs)} runs -> {', '.join(map(str, paths))}")

@@ -10,14 +10,18 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from benchmark.metrics.corpus import LOWER_IS_BETTER
+from benchmark.metrics.directions import LOWER, NOT_RANKED, direction
+from benchmark.stats.seeded_paired import MIN_SEEDS
 
 HEADER = """# Leaderboard
 
 Test-split figures of each dataset x preset x variant: mean ± std over seeds (std needs
-two seeds or more); the best mean of each metric in bold; ↓ marks a metric where lower is
-better. *epochs* is the mean number of training epochs, *stopped by* what ended training
-in each seed. Rows with as many seeds as the dataset's fullest row are ranked by mean tau
+two seeds or more; a one-seed row shows the 95% bootstrap interval over test documents of
+the main metrics instead); the best mean of each metric in bold; ↓ marks a metric where lower is
+better, ° a figure that is not ranked and never bold (`disc_ties_frac`, the share of tied
+discrimination pairs, describes the model, not its quality; benchmark/metrics/directions.py).
+*epochs* is the mean number of training epochs, *stopped by* what ended training in each
+seed. Rows with as many seeds as the dataset's fullest row are ranked by mean tau
 and compared: a base row with the dataset's reference row (chosen without test figures:
 named, or the base row with the best mean **valid** tau), an ablation row with its own
 preset's base row. *Δτ* is this row minus the compared row with its 95% interval, which
@@ -30,6 +34,11 @@ metrics: *seeds*, the Student-t interval of the seed mean; *docs*, each run's bo
 interval over test documents, averaged over seeds. `leaderboard.csv` holds every figure.
 """
 MISSING = "–"
+ONE_SEED_NOTE = f"""One seed per row: the rows are ranked by mean tau, but no difference is tested:
+the paired test of seeds and documents (`benchmark.stats.seeded_paired`) needs at least
+{MIN_SEEDS} seeds per row. Beside each main metric, its 95% bootstrap interval over test
+documents (training randomness is not counted).
+"""
 
 
 def _number(value: float, digits: int = 3) -> str:
@@ -77,8 +86,11 @@ def _metrics(table: pd.DataFrame) -> list[str]:
     return [column[: -len("_mean")] for column in table.columns if column.endswith("_mean")]
 
 
+MARKS = {LOWER: " ↓", NOT_RANKED: " °"}  # after a metric's name: its direction
+
+
 def _figures_table(rows: pd.DataFrame, metrics: Sequence[str], best: dict) -> list[str]:
-    names = [metric + (" ↓" if metric in LOWER_IS_BETTER else "") for metric in metrics]
+    names = [metric + MARKS.get(direction(metric), "") for metric in metrics]
     lines = [
         _row(["rank", "preset", "variant", "seeds", *names, "epochs", "stopped by", "params",
               "train min", "Δτ [95% CI]", "p (Holm)", "vs"]),
@@ -90,7 +102,10 @@ def _figures_table(rows: pd.DataFrame, metrics: Sequence[str], best: dict) -> li
         for metric in metrics:
             mean, std = row[f"{metric}_mean"], row[f"{metric}_std"]
             text = _number(mean) + ("" if math.isnan(std) else f" ± {std:.3f}")
-            cells.append(f"**{text}**" if mean == best[metric] else text)
+            if math.isnan(std) and f"{metric}_ci_docs_low" in row:  # one seed
+                interval = _interval(row[f"{metric}_ci_docs_low"], row[f"{metric}_ci_docs_high"])
+                text += "" if interval == MISSING else f" {interval}"
+            cells.append(f"**{text}**" if mean == best.get(metric) else text)
         lines.append(_row([
             MISSING if pd.isna(row["rank"]) else str(row["rank"]), row["preset"],
             row["variant"], str(row["n_seeds"]), *cells, _number(row["epochs"], 1),
@@ -119,11 +134,17 @@ def _intervals_table(rows: pd.DataFrame, main: Sequence[str]) -> list[str]:
 
 
 def _best_means(rows: pd.DataFrame, metrics: Sequence[str]) -> dict[str, float]:
-    return {
-        metric: (rows[f"{metric}_mean"].min() if metric in LOWER_IS_BETTER
-                 else rows[f"{metric}_mean"].max())
-        for metric in metrics
-    }
+    """The best mean of each ranked metric (`benchmark.metrics.directions`); none for a
+    single row, which is the best of nothing."""
+    best = {}
+    if len(rows) < 2:
+        return best
+    for metric in metrics:
+        way = direction(metric)
+        if way != NOT_RANKED:
+            means = rows[f"{metric}_mean"]
+            best[metric] = means.min() if way == LOWER else means.max()
+    return best
 
 
 def to_markdown(table: pd.DataFrame, main: Sequence[str]) -> str:
@@ -138,6 +159,8 @@ def to_markdown(table: pd.DataFrame, main: Sequence[str]) -> str:
                   if not pd.isna(reference) else f"no reference: {rows['reference_rule'].iloc[0]}")
         complete, apart = rows[rows["complete"]], rows[~rows["complete"]]
         parts.append(f"## {dataset}\n\n{n_docs} test documents; {chosen}.\n")
+        if len(complete) and complete["n_seeds"].max() < MIN_SEEDS:
+            parts.append(ONE_SEED_NOTE)
         best = _best_means(complete if len(complete) else rows, metrics)
         if len(complete):
             parts.append("\n".join(_figures_table(complete, metrics, best)) + "\n")

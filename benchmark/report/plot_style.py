@@ -14,7 +14,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
-from benchmark.metrics.corpus import LOWER_IS_BETTER
+from benchmark.metrics.directions import LOWER, NOT_RANKED, direction
 from benchmark.records.atomic_io import atomic_write
 from models.registry import presets
 
@@ -48,9 +48,10 @@ def preset_colour(preset: str) -> str:
 
 
 def metric_label(metric: str) -> str:
-    """Axis label of `metric`, saying when lower is better."""
+    """Axis label of `metric`, saying when lower is better or when it is not ranked."""
     label = METRIC_LABELS.get(metric, metric)
-    return label + (", lower is better" if metric in LOWER_IS_BETTER else "")
+    way = direction(metric)
+    return label + {LOWER: ", lower is better", NOT_RANKED: " (not ranked)"}.get(way, "")
 
 
 def new_figure(panels: int, width: float = 4.2, height: float = 3.8) -> tuple[Figure, list]:

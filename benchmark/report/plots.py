@@ -1,8 +1,8 @@
-"""Draw the result plots: `python -m benchmark.report.plots [--runs runs] [--out results/plots]
-[--wandb]`.
+"""Draw the result plots: `orderbench plots [--runs runs] [--out DIR] [--wandb]`.
 
 From the finished runs (`benchmark.records.run_collection`), per dataset, PNG files in the
-output directory:
+output directory (`--out`, else `<runs>/reports/plots/`: the committed `results/plots/` is
+replaced only when asked):
 
 - `<dataset>_main_metrics.png`: tau, pmr and acc of every preset (its `base` variant):
   bars = mean over seeds, error bars = the runs' 95% bootstrap intervals over test
@@ -13,9 +13,14 @@ output directory:
   word attention; ATTOrderNet positional encoding and its deviations from the paper;
   sentence-encoder swaps), same bars and dots, or a line over a numeric setting;
 - `<dataset>_tau_by_length.png` and `<dataset>_tau_by_genre.png`: tau of every preset
-  per paragraph-length bucket and per Brown genre, from the breakdowns of the run
-  records (`benchmark.metrics.breakdowns`; recomputed from `predictions.jsonl` for records
-  without them), averaged over seeds.
+  per paragraph-length bucket and per Brown genre (`benchmark.metrics.breakdowns`), the
+  mean over seeds with its 95% percentile-bootstrap interval over the bucket's documents
+  (the same resampled documents for every seed), from `predictions.jsonl`; runs without
+  predictions are drawn from their records' breakdowns, without an interval (the title
+  names them);
+- the main-metrics and breakdown plots again for every other variant that is not an
+  ablation study's (a sweep's label such as `smoke`, another budget), named
+  `<dataset>_main_metrics_<variant>.png`, `<dataset>_tau_by_length_<variant>.png`, ...
 
 A plot whose runs are absent is skipped with a printed note. Each preset has one colour
 in every plot (`benchmark.report.plot_style.PRESET_COLOURS`).
@@ -23,18 +28,20 @@ in every plot (`benchmark.report.plot_style.PRESET_COLOURS`).
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from matplotlib.figure import Figure
 
+from benchmark import cli_parsers
 from benchmark.cli_options import EXIT_BAD_INPUT
-from benchmark.metrics.breakdowns import LENGTH_LABELS, breakdowns
+from benchmark.metrics.breakdowns import LENGTH_LABELS, breakdowns, length_bucket, meta_value
+from benchmark.metrics.breakdowns import MISSING as MISSING_META
 from benchmark.records.run_collection import DEFAULT_VARIANT, Run, collect_runs
 from benchmark.records.run_predictions import load_run
 from benchmark.report.ablation_studies import Ablation, StudyDefinitionError, ablation_studies
@@ -42,12 +49,34 @@ from benchmark.report.ablations import ablation_levels, compared_levels
 from benchmark.report.leaderboard import MAIN_METRICS, summarise_row
 from benchmark.report.plot_style import metric_label, new_figure, preset_colour, save_png
 from benchmark.report.wandb_export import log_plots
+from benchmark.stats.seeded_paired import seed_mean_interval, seeded_row
 
 ABLATION_METRICS = ("tau", "pmr")
 BREAKDOWN_METRIC = "tau"
 LENGTH_FIELD = "length"
 GENRE_FIELD = "meta.genre"
+META_PREFIX = "meta."
 ERROR_BARS = "error bars: 95% bootstrap CI over documents; dots: seeds"
+BUCKET_ERROR_BARS = (
+    "error bars: 95% bootstrap CI over the documents of each bar\n"
+    "(the same resampled documents for every seed; seed variation not counted)"
+)
+BREAKDOWN_RESAMPLES = 1000
+BREAKDOWN_PLOTS = (  # (breakdown field, plot name, title, x-axis label, what it needs)
+    (LENGTH_FIELD, "tau_by_length", "Kendall's τ by paragraph length",
+     "paragraph length (sentences)", "a length breakdown"),
+    (GENRE_FIELD, "tau_by_genre", "Kendall's τ by genre", "genre",
+     "a genre breakdown (documents without meta.genre)"),
+)
+
+
+class Bucket(NamedTuple):
+    """tau of one preset on the documents of one breakdown bucket."""
+
+    mean: float  # over seeds
+    ci_low: float  # NaN: no interval
+    ci_high: float
+    n_docs: int
 
 
 def _means_and_errors(groups: Sequence[Sequence[Run]], metric: str):
@@ -105,17 +134,27 @@ def _line_panel(
     axis.grid(alpha=0.3)
 
 
-def base_groups(runs: Sequence[Run]) -> dict[str, list[Run]]:
-    """Preset -> its base-variant runs, presets sorted by name."""
-    groups: dict[str, list[Run]] = {}
+def variant_groups(runs: Sequence[Run]) -> dict[str, dict[str, list[Run]]]:
+    """Variant -> preset -> runs for the per-variant plots: `base` first, then the other
+    variants (a sweep's label such as `smoke`, another budget) by name. The runs of the
+    ablation studies' variants are left out: their study's plot shows them."""
+    ablated = set().union(*(study.variants for study in ablation_studies()))
+    groups: dict[str, dict[str, list[Run]]] = {}
     for run in runs:
-        if run.variant == DEFAULT_VARIANT:
-            groups.setdefault(run.preset, []).append(run)
-    return {preset: groups[preset] for preset in sorted(groups)}
+        if run.variant == DEFAULT_VARIANT or (run.preset, run.variant) not in ablated:
+            groups.setdefault(run.variant, {}).setdefault(run.preset, []).append(run)
+    order = sorted(groups, key=lambda variant: (variant != DEFAULT_VARIANT, variant))
+    return {v: {preset: groups[v][preset] for preset in sorted(groups[v])} for v in order}
 
 
-def main_metrics_plot(dataset: str, groups: Mapping[str, list[Run]]) -> Figure:
-    """Bars of the main metrics of every preset on one dataset."""
+def _of_variant(dataset: str, variant: str) -> str:
+    return dataset if variant == DEFAULT_VARIANT else f"{dataset}, variant {variant}"
+
+
+def main_metrics_plot(
+    dataset: str, groups: Mapping[str, list[Run]], variant: str = DEFAULT_VARIANT
+) -> Figure:
+    """Bars of the main metrics of every preset of one variant on one dataset."""
     figure, axes = new_figure(len(MAIN_METRICS))
     full = max(len(runs) for runs in groups.values())
     labels = [  # * marks a preset with fewer seeds, shown apart on the leaderboard
@@ -128,7 +167,10 @@ def main_metrics_plot(dataset: str, groups: Mapping[str, list[Run]]) -> Figure:
         axis.set_xlabel("preset (seeds)")
         axis.set_title(metric)
     apart = "; * fewer seeds: not compared" if any("*" in label for label in labels) else ""
-    figure.suptitle(f"{dataset}: test metrics by preset (mean over seeds; {ERROR_BARS}{apart})")
+    figure.suptitle(
+        f"{_of_variant(dataset, variant)}: test metrics by preset\n"
+        f"(mean over seeds; {ERROR_BARS}{apart})"
+    )
     return figure
 
 
@@ -172,58 +214,126 @@ def run_breakdowns(run: Run) -> dict:
     return breakdowns(records, run.include_trivial)
 
 
-def _bucket_means(runs: Sequence[Run], field: str) -> dict[str, tuple[float, int]]:
-    """Bucket -> (tau averaged over seeds, documents in the bucket) for one preset."""
+def _bucket_of(field: str, record: Mapping) -> str:
+    if field == LENGTH_FIELD:
+        return length_bucket(len(record["gold"]))
+    return meta_value(record, field.removeprefix(META_PREFIX))
+
+
+def _stored_buckets(runs: Sequence[Run], field: str) -> dict[str, Bucket]:
+    """Bucket -> its tau from the records' breakdowns, averaged over seeds (no interval).
+
+    A bucket without the figure (null in the record: under noise, no document of the
+    bucket kept exactly its gold sentences) is left out for that run, as is a run with
+    neither breakdowns nor readable predictions.
+    """
     values: dict[str, list[float]] = {}
     sizes: dict[str, int] = {}
     for run in runs:
-        for bucket, figures in run_breakdowns(run).get(field, {}).items():
-            if not math.isnan(figures.get(BREAKDOWN_METRIC, math.nan)):
-                values.setdefault(bucket, []).append(figures[BREAKDOWN_METRIC])
+        try:
+            stored = run_breakdowns(run)
+        except (ValueError, OSError):
+            continue
+        for bucket, figures in stored.get(field, {}).items():
+            value = figures.get(BREAKDOWN_METRIC)
+            if isinstance(value, (int, float)) and not math.isnan(value):
+                values.setdefault(bucket, []).append(value)
                 sizes.setdefault(bucket, figures["n_docs"])
-    return {bucket: (float(np.mean(v)), sizes[bucket]) for bucket, v in values.items()}
+    return {
+        bucket: Bucket(float(np.mean(v)), math.nan, math.nan, sizes[bucket])
+        for bucket, v in values.items()
+    }
+
+
+def bucket_figures(runs: Sequence[Run], field: str) -> tuple[dict[str, Bucket], bool]:
+    """(bucket -> tau of one preset's runs, whether it has intervals).
+
+    From the runs' predictions: the mean over seeds of each seed's tau on the bucket's
+    documents, and its 95% percentile-bootstrap interval over those documents, the same
+    resampled documents for every seed (`benchmark.stats.seeded_paired.seed_mean_interval`).
+    Runs without readable predictions, or seeds scored on different documents: the
+    records' breakdowns, without intervals.
+    """
+    try:
+        loaded = [load_run(run.path)[1] for run in runs]
+        members: dict[str, set] = {}
+        for record in loaded[0]:
+            members.setdefault(_bucket_of(field, record), set()).add(record["id"])
+        if field != LENGTH_FIELD and set(members) == {MISSING_META}:
+            return {}, False  # no document has the field
+        figures = {}
+        for bucket, ids in members.items():
+            row = seeded_row(
+                [[r for r in records if r["id"] in ids] for records in loaded],
+                runs[0].include_trivial,
+            )
+            if row.numer.shape[1] == 0:
+                continue  # only documents left out by the trivial policy
+            tau = seed_mean_interval(row, BREAKDOWN_RESAMPLES)[BREAKDOWN_METRIC]
+            if not math.isnan(tau["mean"]):
+                figures[bucket] = Bucket(tau["mean"], tau["ci_low"], tau["ci_high"],
+                                         row.numer.shape[1])
+        return figures, True
+    except (ValueError, OSError):  # PairingError is a ValueError
+        return _stored_buckets(runs, field), False
+
+
+def _bucket_order(field: str):
+    return LENGTH_LABELS.index if field == LENGTH_FIELD else str
 
 
 def breakdown_plot(
-    dataset: str, groups: Mapping[str, list[Run]], field: str, title: str, axis_label: str
+    dataset: str,
+    groups: Mapping[str, list[Run]],
+    field: str,
+    title: str,
+    axis_label: str,
+    variant: str = DEFAULT_VARIANT,
 ) -> Figure | None:
-    """tau per bucket of `field` for every preset (None when no run has that breakdown).
+    """tau per bucket of `field` for every preset, with 95% intervals over the bucket's
+    documents (None when no run has that breakdown).
 
     Length buckets are drawn as lines in length order, other buckets as grouped bars.
     """
-    means = {preset: _bucket_means(runs, field) for preset, runs in groups.items()}
-    means = {preset: buckets for preset, buckets in means.items() if buckets}
-    if not means:
+    figures, without_interval = {}, []
+    for preset, runs in groups.items():
+        buckets, with_interval = bucket_figures(runs, field)
+        if buckets:
+            figures[preset] = buckets
+            if not with_interval:
+                without_interval.append(preset)
+    if not figures:
         return None
-    buckets = sorted(
-        {b for per in means.values() for b in per},
-        key=LENGTH_LABELS.index if field == LENGTH_FIELD else str,
-    )
-    sizes = {b: next(per[b][1] for per in means.values() if b in per) for b in buckets}
-    figure, (axis,) = new_figure(1, width=max(6.0, 1.1 * len(buckets) + 2), height=4.2)
+    buckets = sorted({b for per in figures.values() for b in per}, key=_bucket_order(field))
+    sizes = {b: next(per[b].n_docs for per in figures.values() if b in per) for b in buckets}
+    figure, (axis,) = new_figure(1, width=max(6.0, 1.1 * len(buckets) + 2), height=4.4)
     x = np.arange(len(buckets))
-    width = 0.8 / len(means)
-    for k, (preset, per) in enumerate(means.items()):
-        y = [per[b][0] if b in per else math.nan for b in buckets]
+    width = 0.8 / len(figures)
+    for k, (preset, per) in enumerate(figures.items()):
+        missing = Bucket(math.nan, math.nan, math.nan, 0)
+        points = [per.get(b, missing) for b in buckets]
+        y = np.array([point.mean for point in points])
+        bounds = np.array([[point.ci_low for point in points], [point.ci_high for point in points]])
+        errors = np.nan_to_num(np.abs(bounds - y))  # (2, B); no interval: no bar
+        style = {"color": preset_colour(preset), "label": preset, "capsize": 3}
         if field == LENGTH_FIELD:
-            axis.plot(x, y, marker="o", color=preset_colour(preset), label=preset)
+            axis.errorbar(x + width * (k - (len(figures) - 1) / 2) / 4, y, yerr=errors,
+                          marker="o", **style)
         else:
-            axis.bar(
-                x - 0.4 + width * (k + 0.5),
-                y,
-                width,
-                color=preset_colour(preset),
-                label=preset,
-                edgecolor="black",
-                linewidth=0.5,
-            )
+            axis.bar(x - 0.4 + width * (k + 0.5), y, width, yerr=errors, edgecolor="black",
+                     linewidth=0.5, **style)
     axis.set_xticks(x, [f"{b}\n(n={sizes[b]})" for b in buckets])
     axis.set_xlabel(axis_label)
     axis.set_ylabel(metric_label(BREAKDOWN_METRIC))
     axis.axhline(0, color="grey", linewidth=0.8)
     axis.grid(axis="y", alpha=0.3)
     axis.legend(title="preset", fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
-    axis.set_title(f"{dataset}: {title} (test documents, mean over seeds)")
+    note = f"; no interval: {', '.join(without_interval)}" if without_interval else ""
+    figure.suptitle(
+        f"{_of_variant(dataset, variant)}: {title} (test documents, mean over seeds)\n"
+        f"{BUCKET_ERROR_BARS}{note}",
+        fontsize="medium",
+    )
     return figure
 
 
@@ -240,12 +350,22 @@ def make_plots(runs: Sequence[Run], out_dir: Path) -> tuple[dict[str, Path], lis
 
     for dataset in sorted({run.dataset for run in runs}):
         on_dataset = [run for run in runs if run.dataset == dataset]
-        groups = base_groups(on_dataset)
-        emit(
-            f"{dataset}_main_metrics",
-            main_metrics_plot(dataset, groups) if groups else None,
-            f"no run with variant={DEFAULT_VARIANT}",
-        )
+        by_variant = variant_groups(on_dataset)
+        if DEFAULT_VARIANT not in by_variant:
+            notes.append(
+                f"{dataset}_main_metrics: skipped, no run with variant={DEFAULT_VARIANT}"
+                + (f" (drawn for {', '.join(by_variant)})" if by_variant else "")
+            )
+        for variant, groups in by_variant.items():
+            suffix = "" if variant == DEFAULT_VARIANT else f"_{variant}"
+            emit(f"{dataset}_main_metrics{suffix}", main_metrics_plot(dataset, groups, variant),
+                 "")
+            for field, name, title, axis_label, missing in BREAKDOWN_PLOTS:
+                emit(
+                    f"{dataset}_{name}{suffix}",
+                    breakdown_plot(dataset, groups, field, title, axis_label, variant),
+                    f"no run of variant {variant} with {missing}",
+                )
         for study in ablation_studies():
             levels = ablation_levels(study, on_dataset)
             compared = compared_levels(study, levels)
@@ -256,63 +376,32 @@ def make_plots(runs: Sequence[Run], out_dir: Path) -> tuple[dict[str, Path], lis
                 figure,
                 f"needs runs at two or more settings of {what} (found {compared})",
             )
-        emit(
-            f"{dataset}_tau_by_length",
-            breakdown_plot(
-                dataset,
-                groups,
-                LENGTH_FIELD,
-                "Kendall's τ by paragraph length",
-                "paragraph length (sentences)",
-            ),
-            "no base-variant run with a length breakdown",
-        )
-        emit(
-            f"{dataset}_tau_by_genre",
-            breakdown_plot(dataset, groups, GENRE_FIELD, "Kendall's τ by genre", "genre"),
-            "no base-variant run with a genre breakdown (documents without meta.genre)",
-        )
     return written, notes
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m benchmark.report.plots",
-        description="Draw the result plots (PNG) from the finished runs.",
-    )
-    parser.add_argument("--runs", type=Path, default=Path("runs"), help="runs directory")
-    parser.add_argument(
-        "--out",
-        type=Path,
-        default=Path("results/plots"),
-        help="output directory (default results/plots)",
-    )
-    parser.add_argument(
-        "--wandb",
-        action="store_true",
-        help="also log the plots to W&B (offline unless WANDB_MODE says otherwise)",
-    )
+    parser = cli_parsers.plots()
     args = parser.parse_args(argv)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             runs = collect_runs(args.runs)
         except FileNotFoundError as error:
-            print(f"benchmark.report.plots: error: {error}", file=sys.stderr)
+            print(f"{parser.prog}: error: {error}", file=sys.stderr)
             return EXIT_BAD_INPUT
     for warning in caught:
-        print(f"benchmark.report.plots: warning: {warning.message}", file=sys.stderr)
+        print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
     try:
         ablation_studies()
     except StudyDefinitionError as error:
-        print(f"benchmark.report.plots: error: {error}", file=sys.stderr)
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if not runs:
-        print(f"benchmark.report.plots: error: no finished run under {args.runs}", file=sys.stderr)
+        print(f"{parser.prog}: error: no finished run under {args.runs}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    written, notes = make_plots(runs, args.out)
+    written, notes = make_plots(runs, cli_parsers.report_dir(args.runs, args.out, "plots"))
     for note in notes:
-        print(f"benchmark.report.plots: note: {note}")
+        print(f"{parser.prog}: note: {note}")
     for path in written.values():
         print(path)
     if args.wandb and written:

@@ -43,6 +43,8 @@ from benchmark.records.run_record import PREDICTIONS_NAME
 from benchmark.stats.bootstrap import CI_ALPHA, check_settings, percentile_interval, resampled
 from benchmark.stats.paired import PairingError, align_records
 
+MIN_SEEDS = 2  # per row: the seed variance needs two figures
+
 
 @dataclass(frozen=True)
 class SeededRow:
@@ -139,7 +141,7 @@ def compare_seeded(
     scored on the same documents, ValueError for one seed unless `allow_one_seed`.
     """
     check_settings(n_resamples, alpha)
-    seeds_counted = min(row_a.n_seeds, row_b.n_seeds) >= 2
+    seeds_counted = min(row_a.n_seeds, row_b.n_seeds) >= MIN_SEEDS
     if not seeds_counted and not allow_one_seed:
         raise ValueError(
             f"seed variance needs two seeds or more per row, got {row_a.n_seeds} and "
@@ -204,3 +206,27 @@ def compare_seeded(
             "seeds_counted": seeds_counted,
         }
     return result
+
+
+def seed_mean_interval(
+    row: SeededRow, n_resamples: int = 1000, alpha: float = CI_ALPHA, seed: int = 0
+) -> dict[str, dict[str, float]]:
+    """`{metric: {"mean", "ci_low", "ci_high"}}`: the row's mean over seeds and its
+    percentile-bootstrap interval over documents (the same resampled documents for every
+    seed; seed variation is not counted). With one seed this is `bootstrap_metrics`."""
+    check_settings(n_resamples, alpha)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a figure no seed has
+        means = np.nanmean(row.seed_figures(), axis=0)  # (K,)
+    n_docs = row.numer.shape[1]
+    if n_docs == 0:
+        low = high = np.full(len(row.keys), np.nan)
+    else:
+        resamples = resampled(
+            n_docs, n_resamples, seed, lambda counts: _seed_means(row.numer, row.denom, counts)
+        )
+        low, high = percentile_interval(resamples, alpha)  # (K,) each
+    return {
+        key: {"mean": float(means[k]), "ci_low": float(low[k]), "ci_high": float(high[k])}
+        for k, key in enumerate(row.keys)
+    }

@@ -1,4 +1,4 @@
-"""Dry listing of a sweep: `python -m benchmark.sweep.listing SWEEP [OVERRIDE ...]`.
+"""Dry listing of a sweep: `orderbench sweep list SWEEP [OVERRIDE ...]`.
 
 Prints every job that `python -m benchmark.train -m sweep=SWEEP [OVERRIDE ...]` would
 launch, with what it would do in its run directory (`benchmark.harness.run_plan`): `train`,
@@ -10,7 +10,6 @@ clash (conflict, invalid, shared).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import Counter
 
@@ -18,6 +17,7 @@ from hydra import initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from hydra.types import RunMode
 
+from benchmark import cli_parsers
 from benchmark.harness.config import CONF_DIR
 from benchmark.harness.resolvers import register_resolvers
 from benchmark.harness.run_plan import RunConflictError, plan_run
@@ -61,10 +61,7 @@ def list_sweep(sweep: str, overrides: list[str]) -> tuple[list[str], Counter]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("sweep", help="a name in conf/sweep/ (paper, ablation, smoke)")
-    parser.add_argument("overrides", nargs="*", help="Hydra overrides, as for the sweep")
-    args = parser.parse_args(argv)
+    args = cli_parsers.sweep_list().parse_args(argv)
     lines, counts = list_sweep(args.sweep, args.overrides)
     print("\n".join(lines))
     total = sum(counts.values())

@@ -1,5 +1,5 @@
 """The state of a sweep's runs, printed when a multirun ends and on demand:
-`python -m benchmark.sweep.summary RUNS_DIR` summarises every run directory under RUNS_DIR.
+`orderbench sweep summary RUNS_DIR` summarises every run directory under RUNS_DIR.
 
 A run is `failed` when its last launch failed (it has `failed.json`: the error and the logs
 to read; an older `metrics.json` beside it stays valid for its own config), else
@@ -13,12 +13,12 @@ or SIGINT (its `failed.json` says `interrupted`).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmark import cli_parsers
 from benchmark.records.failure import FAILURE_NAME, read_failure, was_interrupted
 from benchmark.records.run_collection import record_problem
 from benchmark.records.run_record import RECORD_NAME, read_run_record
@@ -92,9 +92,7 @@ def format_summary(states: list[RunState], since: float | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("runs_dir", type=Path, help="the sweep's output folder (paths.runs)")
-    args = parser.parse_args(argv)
+    args = cli_parsers.sweep_summary().parse_args(argv)
     if not args.runs_dir.is_dir():
         print(f"error: {args.runs_dir}: no such runs directory", file=sys.stderr)
         return 2

@@ -1,0 +1,96 @@
+"""`orderbench train --help`: the config groups to compose and their options, read from
+the files of conf/ without composing a config.
+
+Hydra's own `--help` composes the whole config first (seconds) and lists every folder of
+conf/ as a group, also those that are not composed on the command line: the base configs
+of the datasets and presets and the ablation study definitions (`NOT_GROUPS`). Groups
+missing from the defaults list of conf/config.yaml are added with `+` (`+experiment=tiny`,
+`+reproduce=accident` as conf/sweep/reproduction*.yaml do). `--hydra-help` still prints
+Hydra's flags, `--cfg job` the composed config.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import yaml
+
+CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
+USAGE = "orderbench train [GROUP=OPTION ...] [+GROUP=OPTION ...] [KEY=VALUE ...] [FLAG ...]"
+# folders of conf/ that are no group of the command line, and what they are
+NOT_GROUPS = {
+    "dataset_base": "the base config every conf/dataset/ file starts from",
+    "model_base": "the base config every conf/model/ file starts from",
+    "ablation_study": "study definitions for the plots (benchmark/report/ablation_studies.py)",
+}
+HYDRA_GROUPS = ("hydra/launcher",)  # Hydra's own groups this project adds options to
+WIDTH = 92
+
+
+def options(group: str, conf_dir: Path = CONF_DIR) -> list[str]:
+    """The options of `group`: its YAML files; for `sweep`, only the files that define a
+    sweep (`hydra.sweeper`), not the shared parts they include."""
+    names = []
+    for path in sorted((conf_dir / group).glob("*.yaml")):
+        if group == "sweep" and "sweeper" not in ((_load(path) or {}).get("hydra") or {}):
+            continue
+        names.append(path.stem)
+    return names
+
+
+def _load(path: Path):
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def groups(conf_dir: Path = CONF_DIR) -> tuple[dict[str, str | None], list[str]]:
+    """({group: its default option or None}, [groups added with +]) of the command line."""
+    defaults = {}
+    for entry in _load(conf_dir / "config.yaml").get("defaults", []):
+        if isinstance(entry, dict):
+            defaults.update({str(key): value for key, value in entry.items()})
+    folders = sorted(
+        path.name for path in conf_dir.iterdir() if path.is_dir() and path.name != "hydra"
+    )
+    chosen = {group: defaults[group] for group in defaults if group in folders}
+    chosen.update({group: None for group in HYDRA_GROUPS})
+    added = [g for g in folders if g not in defaults and g not in NOT_GROUPS]
+    return chosen, added
+
+
+def _line(name: str, names: list[str], default: str | None = None) -> str:
+    listed = ", ".join(names) + (f" (default {default})" if default else "")
+    listed += " (with -m)" if name == "sweep=" else ""
+    return textwrap.fill(listed, WIDTH, initial_indent=f"  {name:<17}",
+                         subsequent_indent=" " * 19)
+
+
+def train_help(conf_dir: Path = CONF_DIR) -> str:
+    """The help text of `orderbench train`."""
+    chosen, added = groups(conf_dir)
+    lines = [
+        f"usage: {USAGE}",
+        "",
+        "Train and test one run and print its test figures; with -m, every run of a sweep",
+        "(sweep=NAME, or comma-separated values). The settings come from conf/ (README,",
+        '"Choosing model, dataset and seed").',
+        "",
+        "config groups (GROUP=OPTION):",
+        *[_line(f"{group}=", options(group, conf_dir), default)
+          for group, default in chosen.items()],
+        "",
+        "groups added to the config (+GROUP=OPTION):",
+        *[_line(f"+{group}=", options(group, conf_dir)) for group in added],
+        "",
+        "any config value: KEY=VALUE, e.g. seed=1 trainer.max_epochs=5 dataset.noise=1",
+        "",
+        "flags:",
+        "  -m, --multirun   run a sweep: sweep=NAME or comma-separated values",
+        "  --cfg job        print the composed config and exit (--cfg hydra, --cfg all)",
+        "  --info           Hydra's view of the config sources and search path",
+        "  --hydra-help     Hydra's own flags",
+        "",
+        "folders of conf/ that are not groups:",
+        *[f"  {name + '/':<17}{what}" for name, what in NOT_GROUPS.items()],
+    ]
+    return "\n".join(line.rstrip() for line in lines)

@@ -1,0 +1,41 @@
+"""Every figure of a run record has one declared direction (benchmark/metrics/directions.py),
+and the reports follow it."""
+
+from __future__ import annotations
+
+from benchmark.metrics.corpus import POOLED_ACCURACY, corpus_metrics
+from benchmark.metrics.directions import (
+    DIRECTIONS,
+    HIGHER,
+    LOWER,
+    NOT_RANKED,
+    direction,
+    is_better,
+)
+from benchmark.metrics.discrimination import FIGURES as DISCRIMINATION_FIGURES
+from benchmark.metrics.noise import NOISE_METRICS
+from benchmark.metrics.order import ORDER_METRICS
+from benchmark.report.plot_style import metric_label
+
+
+def test_every_figure_the_suite_writes_is_declared():
+    noisy = corpus_metrics([([0, 1, 2], [0, 2, 1], [-1]), ([0, 1], [1, 0], [])])
+    figures = {*ORDER_METRICS, *NOISE_METRICS, POOLED_ACCURACY, *DISCRIMINATION_FIGURES}
+    figures |= {key for key, value in noisy.items() if isinstance(value, (int, float))}
+    assert figures - set(DIRECTIONS) == set()
+    assert set(DIRECTIONS.values()) == {HIGHER, LOWER, NOT_RANKED}
+
+
+def test_counts_and_ties_are_not_ranked():
+    for key in ("n_docs", "n_docs_order", "n_trivial", "disc_ties", "disc_ties_frac",
+                "disc_n_pairs", "disc_n_docs", "some_new_figure"):
+        assert direction(key) == NOT_RANKED, key
+        assert not is_better(key, 1.0, 0.0) and not is_better(key, 0.0, 1.0)
+    assert direction("coherence_L") == LOWER and is_better("coherence_L", 1.0, 2.0)
+    assert direction("tau") == HIGHER and is_better("tau", 0.5, 0.2)
+
+
+def test_plot_labels_follow_the_declaration():
+    assert metric_label("coherence_L").endswith("lower is better")
+    assert "lower is better" not in metric_label("tau")
+    assert "not ranked" in metric_label("disc_ties_frac")

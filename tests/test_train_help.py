@@ -1,0 +1,42 @@
+"""`orderbench train --help` (benchmark/train_help.py): the groups a run config is composed
+from, each with the prefix it needs, and the folders of conf/ that are not groups."""
+
+from __future__ import annotations
+
+import pytest
+from hydra.errors import ConfigCompositionException
+
+from benchmark.harness.config import CONF_DIR, compose_config
+from benchmark.train_help import HYDRA_GROUPS, NOT_GROUPS, groups, options, train_help
+
+
+def test_every_folder_of_conf_is_a_group_or_said_not_to_be():
+    chosen, added = groups()
+    folders = {path.name for path in CONF_DIR.iterdir() if path.is_dir()} - {"hydra"}
+    assert set(chosen) - set(HYDRA_GROUPS) | set(added) | set(NOT_GROUPS) == folders
+    assert not (set(chosen) | set(added)) & set(NOT_GROUPS)
+    assert {"dataset", "model", "trainer", "logger", "sweep"} <= set(chosen)
+    assert {"experiment", "reproduce", "ablation"} <= set(added)
+
+
+def test_the_help_lists_the_groups_with_their_prefix_and_options():
+    text = train_help()
+    assert text.startswith("usage: orderbench train ")
+    for group in ("dataset=", "model=", "trainer=", "+experiment=", "+reproduce=", "+ablation="):
+        assert f"  {group} " in text, group
+    for folder in NOT_GROUPS:
+        assert f"{folder}=" not in text and f"{folder}/" in text
+    assert "brown_budget" not in options("sweep") and "smoke" in options("sweep")
+    assert "--cfg job" in text and "(default lstm_ptrnet)" in text
+
+
+@pytest.mark.parametrize("group", ["experiment", "reproduce", "ablation", "dataset", "model"])
+def test_each_group_composes_as_the_help_writes_it(group):
+    chosen, _ = groups()
+    option = options(group)[0]
+    plus = "" if group in chosen else "+"
+    config = compose_config([f"{plus}{group}={option}"])
+    assert config is not None
+    if plus:  # without the + it is refused: the help must say +
+        with pytest.raises(ConfigCompositionException):
+            compose_config([f"{group}={option}"])
