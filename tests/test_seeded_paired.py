@@ -12,7 +12,7 @@ from benchmark.metrics.corpus import ScoredCorpus
 from benchmark.stats.bootstrap import bootstrap_metrics
 from benchmark.stats.multiple_testing import holm
 from benchmark.stats.paired import PairingError
-from benchmark.stats.seeded_paired import SeededRow, compare_seeded, seed_mean_interval
+from benchmark.stats.seeded_paired import SeededRow, compare_seeded, seed_mean_interval, seeded_row
 
 N_DOCS = 150
 
@@ -137,3 +137,21 @@ def test_seed_mean_interval_is_the_document_bootstrap_of_the_seed_mean():
     shifted = seed_mean_interval(row(np.vstack([values, values + 0.2])), 500, seed=4)["tau"]
     assert shifted["mean"] == pytest.approx(values.mean() + 0.1)
     assert shifted["ci_low"] == pytest.approx(one["ci_low"] + 0.1)
+
+
+def test_rows_with_one_sentence_documents_compare_over_the_counted_ones():
+    """One-sentence documents are left out of the figures by default; the rows must pair
+    the documents their figures hold (an IndexError before)."""
+    def run(shift: int) -> list[dict]:
+        records = [{"id": f"t{i}", "gold": [0], "pred": [0]} for i in range(8)]
+        for i in range(32):
+            gold = list(range(4))
+            pred = gold if (i + shift) % 3 else [1, 0, 2, 3]
+            records.append({"id": f"d{i}", "gold": gold, "pred": pred})
+        return records
+
+    row_a = seeded_row([run(0), run(1)])
+    row_b = seeded_row([run(2), run(0)])
+    assert len(row_a.records) == 32 and row_a.numer.shape[1] == 32
+    tau = compare_seeded(row_a, row_b, 200, 0.05, 0)["tau"]
+    assert -1 <= tau["diff"] <= 1

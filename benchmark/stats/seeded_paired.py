@@ -50,7 +50,7 @@ MIN_SEEDS = 2  # per row: the seed variance needs two figures
 class SeededRow:
     """A row's test documents and every seed's per-document terms on them."""
 
-    records: list[dict]  # prediction records of the first seed: id, gold, noise, ...
+    records: list[dict]  # the counted prediction records of the first seed: id, gold, ...
     keys: list[str]  # the corpus metrics, in report order
     numer: np.ndarray  # (S, D, K): corpus figure of seed s = sum_d numer / sum_d denom
     denom: np.ndarray  # (S, D, K)
@@ -87,7 +87,11 @@ def seeded_row(run_records: Sequence[list[dict]], include_trivial: bool = False)
         _, aligned = align_records(reference, records)  # in the first seed's order
         scored.append(score_records(aligned, include_trivial))
     keys, numer, denom = _stacked(scored)
-    return SeededRow(list(reference), keys, numer, denom)
+    counted = [  # the documents numer and denom hold (one-sentence ones only if included)
+        record for record, trivial in zip(reference, scored[0].trivial, strict=True)
+        if include_trivial or not trivial
+    ]
+    return SeededRow(counted, keys, numer, denom)
 
 
 def load_row(runs: Sequence[Run]) -> SeededRow:
