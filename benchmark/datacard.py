@@ -13,7 +13,10 @@ the same text in two splits is an error), with their ids in ``duplicate_ids``;
 published archive layout, the permutation copies it skipped; and, for a published dataset,
 the split sizes its papers report (``published``) set beside ours like with like
 (``vs_published``: a dataset published without a validation split had its validation
-articles in its training set, so its ``train`` is compared with our train + valid). The
+articles in its training set, so its ``train`` is compared with our train + valid; left
+out under a protocol whose test split is not the published one); for a reader with a split
+protocol (the folds of Accidents/Earthquakes, ``dataset.protocol``), ``split_protocol``:
+the protocol, the validation and test folds and every training article's fold. The
 data goes through the training pipeline (reader, split, processed cache), so a card also
 warms the cache.
 """
@@ -100,7 +103,11 @@ def datacard(cfg: DictConfig) -> dict:
     }
     if hasattr(datamodule.reader, "skipped_copies"):
         card["skipped_permutation_copies"] = datamodule.reader.skipped_copies()
-    if cfg.dataset.name in SOURCES and SOURCES[cfg.dataset.name].sizes:
+    protocol = datamodule.split_protocol
+    if protocol is not None:
+        card["split_protocol"] = protocol
+    published_splits = protocol is None or protocol.get("test_fold") is None
+    if published_splits and cfg.dataset.name in SOURCES and SOURCES[cfg.dataset.name].sizes:
         published = SOURCES[cfg.dataset.name].sizes
         card["published"] = published
         n_docs = {split: len(docs) for split, docs in documents.items()}

@@ -28,6 +28,11 @@ IGNORED_KEYS = (
 
 ADDED_DEFAULTS = {
     "dataset.noise": 0,  # no distractors (DESIGN section 4)
+    "dataset.protocol": "published_test",  # Accidents/Earthquakes: test = the test articles
+    "dataset.reader.protocol": "published_test",
+    "dataset.datamodule.vocab_splits": ["train"],  # the vocabulary sees the training split
+    "dataset.datamodule.drop_last": False,  # every training document in every epoch
+    "test_shuffles": 1,  # one test pass on the fixed permutations
 }
 
 _MISSING = "<absent>"
