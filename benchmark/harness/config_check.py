@@ -58,7 +58,7 @@ SETTINGS = {
 # keys that code reads with `.get` and a config may lack (a `+` override may add them)
 OPTIONAL_KEYS = frozenset({
     "cpu_threads", "rerun", "dataset.noise", "model.embeddings", "model.embedding_dim",
-    "model.optimizer", "model.scheduler", "test_shuffles",
+    "model.optimizer", "model.scheduler", "test_shuffles", "variant_tag",
 })
 _OPTIMIZER_KEYS = frozenset({"model.optimizer.lr"})
 _HYDRA_ARGS = frozenset({"_target_", "_partial_", "_args_", "_recursive_", "_convert_"})

@@ -217,13 +217,19 @@ def _valid(runs: Sequence[Run]) -> float:
     return sum(values) / len(values) if values else math.nan
 
 
-def _permutations(runs: Sequence[Run]) -> str:
-    """Which permutations discrimination used, and how many pairs, as the records say."""
-    seen = set()
-    for run in runs:
-        used = (run.record.get("protocol", {}).get("discrimination", {}) or {}).get("permutations")
-        pairs = run.test.get("disc_n_pairs")
-        seen.add(f"{(used or {}).get('source', 'own')} ({pairs} pairs)")
+def _source(run: Run) -> str:
+    used = (run.record.get("protocol", {}).get("discrimination", {}) or {}).get("permutations")
+    return (used or {}).get("source", "own")
+
+
+def _permutations(runs: Sequence[Run], pooled: bool = False) -> str:
+    """Which permutations discrimination used, and how many pairs, as the records say; with
+    `pooled` (the folds of one cross-validated cell), the pairs summed over the runs."""
+    if pooled:
+        pairs = sum(int(run.test.get("disc_n_pairs") or 0) for run in runs)
+        sources = ", ".join(sorted({_source(run) for run in runs}))
+        return f"{sources} ({pairs} pairs over {len(runs)} folds)"
+    seen = {f"{_source(run)} ({run.test.get('disc_n_pairs')} pairs)" for run in runs}
     return ", ".join(sorted(seen))
 
 
@@ -273,7 +279,8 @@ def cv_cells(
             "stopped_by": summary.get("stopped_by", ""),
             "n_early_stopping": stopped.count("early_stopping"),
             "n_max_epochs": stopped.count("max_epochs"),
-            "permutations": _permutations(members) if metric == "disc_acc" and members else "",
+            "permutations": _permutations(members, pooled=True)
+            if metric == "disc_acc" and members else "",
             "note": "",
         }  # fmt: skip
         if members:
