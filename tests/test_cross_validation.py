@@ -1,4 +1,4 @@
-"""The cross-validated figure (`benchmark.stats.cross_validation`): the ten fold runs of one
+"""The cross-validated figure (`benchmark.report.cross_validation`): the ten fold runs of one
 (model, corpus, seed) pooled over their held-out articles, the fold spread, the two-stage
 interval, refusals naming what differs; its cells on the reproduction page; seed intervals
 clipped to the metric's range."""
@@ -16,14 +16,15 @@ from fixtures_runs import write_run
 from benchmark.metrics.corpus import metric_range, score_records
 from benchmark.records.predictions import read_predictions
 from benchmark.records.run_collection import collect_runs
-from benchmark.report.leaderboard import t_interval
-from benchmark.report.reproduction import build, cell, main
-from benchmark.stats.cross_validation import (
+from benchmark.report.cross_validation import (
     PoolingError,
     check_poolable,
     cross_validated_groups,
+    fold_documents,
     pool_folds,
 )
+from benchmark.report.leaderboard import t_interval
+from benchmark.report.reproduction import build, cell, main
 
 SIZES = [6, 5, 5, 4, 6, 5, 4, 5, 6, 4]  # held-out articles per fold
 
@@ -94,9 +95,7 @@ def test_the_interval_counts_the_folds_as_well_as_the_articles(folds: Path):
     resamples the articles of a fixed set of folds."""
     runs = collect_runs(folds)
     both = pool_folds(runs, "tau", n_resamples=400)
-    from benchmark.stats import cross_validation as cv
-
-    parts = [cv.fold_documents(run, "tau")[:2] for run in runs]
+    parts = [fold_documents(run, "tau")[:2] for run in runs]
     articles_only = []
     rng = np.random.default_rng(0)
     numer = np.concatenate([n for n, _ in parts])

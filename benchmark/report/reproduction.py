@@ -3,7 +3,7 @@ beside the published figures (`make reproduction`, conf/sweep/reproduction*.yaml
 both readings of its protocol (`dataset.protocol`, data/readers/barzilay_lapata.py):
 `published_test` (the figure on the published test articles; validation on a fold of the
 training articles) and `cross_validation` (the figure over the training articles, each
-scored by the fold model that never saw it; `benchmark.stats.cross_validation`).
+scored by the fold model that never saw it; `benchmark.report.cross_validation`).
 
 Rows (`ROWS`): the five models at their paper settings; ATTOrderNet at the released code's
 settings (`attordernet_released`, run label tag `_released`) and LSTM/CNN+PtrNet at batch 16
@@ -52,20 +52,20 @@ import pandas as pd
 
 from benchmark.metrics.corpus import metric_range
 from benchmark.records.run_collection import Run, collect_runs, group_runs
-from benchmark.report.leaderboard import _docs_interval, summarise_row, t_interval
-from benchmark.report.selection_noise import (
-    budget_pairs,
-    noise_table,
-    recorded_budget,
-    summarise,
-)
-from benchmark.stats.cross_validation import (
+from benchmark.report.cross_validation import (
     CROSS_VALIDATION,
     N_RESAMPLES,
     PoolingError,
     cross_validated_groups,
     pool_folds,
     protocol_of,
+)
+from benchmark.report.leaderboard import _docs_interval, summarise_row, t_interval
+from benchmark.report.selection_noise import (
+    budget_pairs,
+    noise_table,
+    recorded_budget,
+    summarise,
 )
 from benchmark.stats.seeded_paired import compare_seeded, load_row
 
@@ -254,7 +254,7 @@ def cv_cells(
 ) -> list[dict]:  # fmt: skip
     """The cross-validated rows of one cell: per seed with fold runs of `cv_variant` (+ the
     row's tag), the figure pooled over their held-out articles
-    (`benchmark.stats.cross_validation.pool_folds`); one empty row when there is none."""
+    (`benchmark.report.cross_validation.pool_folds`); one empty row when there is none."""
     label, scale = METRICS[metric]
     setting = cv_variant + row.tag
     found = {key[3]: members for key, members in cv_groups.items()
@@ -589,7 +589,7 @@ def markdown(
         "**cross-validated** (`cross_validation`): fold k of the training articles is scored "
         "by a model trained on eight other folds and selected on fold k + 1, folds 0-9 "
         "pooled, so every training article is scored once (seed 0; "
-        "`benchmark.stats.cross_validation`). The paper's figure is beside both: which one "
+        "`benchmark.report.cross_validation`). The paper's figure is beside both: which one "
         "it is, is the question.",
         "",
         "Rows: the five models of Table 3 at their paper settings; ATTOrderNet at the "

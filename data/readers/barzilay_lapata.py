@@ -35,7 +35,7 @@ training data"; the sentence admits two readings, both offered:
 - ``cross_validation``: fold ``fold`` is the test split, fold ``(fold + 1) % n_folds`` the
   validation split, the remaining ``n_folds - 2`` folds are trained on; the test folder is
   not read. Running ``fold=0 .. n_folds-1`` scores every training article once, by a model
-  trained and selected without it (``benchmark.stats.cross_validation`` pools the runs).
+  trained and selected without it (``benchmark.report.cross_validation`` pools the runs).
 
 Either way the assignment is a fixed function of (file names, texts, ``n_folds``,
 ``fold_seed``); ``split_protocol()`` describes it (every article's fold), and the
