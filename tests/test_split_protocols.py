@@ -16,6 +16,8 @@ from fixtures_readers import write_barzilay, write_barzilay_published
 
 from benchmark.harness.config import compose_config
 from benchmark.harness.config_diff import comparable_config
+from benchmark.harness.run_plan import RunConflictError, plan_run
+from benchmark.records.run_record import write_run_record
 from data.datamodule import OrderingDataModule
 from data.errors import DataFormatError
 from data.readers.barzilay_lapata import (
@@ -204,13 +206,23 @@ def test_the_protocol_is_a_named_dataset_option():
     assert compose_config(["+reproduce=earthquake_cv"]).dataset.protocol == CROSS_VALIDATION
 
 
-def test_configs_stored_before_the_new_options_compare_equal():
-    cfg = compose_config(["+reproduce=accident"])
+def test_configs_stored_before_the_new_options_compare_equal(tmp_path: Path):
+    """A finished run of the reproduction, recorded before the protocol, vocabulary,
+    batching and test-loop keys existed, is still skipped by a relaunch of its sweep."""
+    cfg = compose_config(["+reproduce=accident", "+experiment=attordernet_paper",
+                          "variant=repro_e100"])  # fmt: skip
     new = comparable_config(cfg)
     old = comparable_config(cfg)
     del old["dataset"]["protocol"], old["dataset"]["reader"]["protocol"], old["test_shuffles"]
     del old["dataset"]["datamodule"]["vocab_splits"], old["dataset"]["datamodule"]["drop_last"]
     assert comparable_config(old) == new
+    write_run_record(tmp_path, {"config": old})
+    assert plan_run(tmp_path, cfg).action == "skip"
+    changed = compose_config(["+reproduce=accident", "+experiment=attordernet_paper",
+                              "variant=repro_e100", "dataset.protocol=cross_validation"])
+    with pytest.raises(RunConflictError, match="dataset.protocol: 'published_test' -> "
+                       "'cross_validation'"):  # fmt: skip
+        plan_run(tmp_path, changed)
 
 
 # -- vocabulary and batching of the released code ---------------------------------------------
