@@ -20,6 +20,7 @@ RUNS       ?= runs
 SWEEP_REPRO ?= reproduction_e100
 VARIANT    ?= $(patsubst reproduction%,repro%,$(SWEEP_REPRO))
 COMPARE    ?=
+CV_VARIANT ?=
 
 .PHONY: help setup train test test-slow data lint leaderboard plots bench \
 	sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction \
@@ -90,14 +91,14 @@ sweep-list: setup  ## dry run of `make sweep`: the jobs of SWEEP and what each w
 sweep-summary: setup  ## finished / failed / interrupted runs under RUNS=runs, with failures' logs
 	$(OB) sweep summary $(RUNS)
 
-reproduction: setup  ## Cui et al. 2018 Tables 3 and 5 on Accidents/Earthquakes (ORDERBENCH_DATASETS): 30 runs one at a time at the released code's budget (100 epochs, patience 15), then results/reproduction.{md,csv} (SWEEP_REPRO=reproduction_e60 or reproduction: 60 or 10 epochs; COMPARE="repro_e60 repro": those beside the headline)
+reproduction: setup  ## Cui et al. 2018 Tables 3 and 5 on Accidents/Earthquakes (ORDERBENCH_DATASETS): 60 runs one at a time at the released code's budget (100 epochs, patience 15) on the test articles, then results/reproduction.{md,csv} (SWEEP_REPRO=reproduction_e100_cv VARIANT=repro_e100: the cross-validated protocol, 200 runs; reproduction_e100_released: each released-code choice, 54; reproduction_e60 or reproduction: 60 or 10 epochs; COMPARE="repro_e60 repro": those beside the headline)
 	$(PY) -m benchmark.train -m sweep=$(SWEEP_REPRO) hydra/launcher=local hydra.sweeper.max_batch_size=1 \
 		cpu_threads=1 $(ARGS)
 	$(MAKE) --no-print-directory reproduction-report VARIANT=$(VARIANT) COMPARE="$(COMPARE)"
 
-reproduction-report: setup  ## results/reproduction.{md,csv} from the finished runs, no training (VARIANT=repro_e100 COMPARE="repro_e60 repro": several, space-separated)
+reproduction-report: setup  ## results/reproduction.{md,csv} from the finished runs, no training (VARIANT=repro_e100 COMPARE="repro_e60 repro": several, space-separated; the cross-validated cells: the runs of cv_e100, CV_VARIANT to name another)
 	$(PY) -m benchmark.report.reproduction --runs $(RUNS) --out results --variant $(VARIANT) \
-		$(foreach v,$(COMPARE),--compare-variant $(v))
+		$(foreach v,$(COMPARE),--compare-variant $(v)) $(if $(CV_VARIANT),--cv-variant $(CV_VARIANT))
 
 slurm-up:  ## stand up a one-node SLURM cluster on this machine (root; scripts/local_slurm.sh)
 	scripts/local_slurm.sh up

@@ -15,7 +15,10 @@ layouts, the ``layout`` it read (``dataset=nips``: ``logeswaran`` or ``nseg``); 
 published dataset, the split sizes its papers report (``published``, from the reader's row
 of ``data.readers.sources``, else the row named like the dataset) set beside ours like with like
 (``vs_published``: a dataset published without a validation split had its validation
-articles in its training set, so its ``train`` is compared with our train + valid). The
+articles in its training set, so its ``train`` is compared with our train + valid; left
+out under a protocol whose test split is not the published one); for a reader with a split
+protocol (the folds of Accidents/Earthquakes, ``dataset.protocol``), ``split_protocol``:
+the protocol, the validation and test folds and every training article's fold. The
 data goes through the training pipeline (reader, split, processed cache), so a card also
 warms the cache.
 """
@@ -115,8 +118,12 @@ def datacard(cfg: DictConfig) -> dict:
         card["skipped_permutation_copies"] = datamodule.reader.skipped_copies()
     if hasattr(datamodule.reader, "resolved_layout"):
         card["layout"] = datamodule.reader.resolved_layout()
+    protocol = datamodule.split_protocol
+    if protocol is not None:
+        card["split_protocol"] = protocol
+    published_splits = protocol is None or protocol.get("test_fold") is None
     source = published_source(datamodule.reader, cfg.dataset.name)
-    if source is not None and source.sizes:
+    if published_splits and source is not None and source.sizes:
         published = source.sizes
         card["published"] = published
         n_docs = {split: len(docs) for split, docs in documents.items()}

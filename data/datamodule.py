@@ -2,7 +2,9 @@
 batches, following the evaluation protocol of DESIGN section 5.
 
 - Training: every document gets a fresh permutation every epoch (``set_epoch``, called by
-  the LightningModule at each training epoch start); batches are length-aware and shuffled.
+  the LightningModule at each training epoch start); batches are length-aware and shuffled;
+  with ``drop_last`` (the released ATTOrderNet code's batching, off by default) a seeded
+  random ``len(train) % batch_size`` documents sit out each epoch, so every batch is full.
 - Valid/test: one fixed permutation per document from (``name``, split, id,
   ``protocol_seed``), identical for every model and training seed; every document exactly
   once, in a deterministic order (sorted by size); nothing is dropped.
@@ -11,6 +13,10 @@ batches, following the evaluation protocol of DESIGN section 5.
 - Sentences longer than ``max_sentence_tokens`` are truncated; documents are never dropped.
 - The same text in two splits is refused, naming both documents; repeats within a split
   are counted (``duplicates``, in ``stats()``) and kept (``data.duplicates``).
+- A reader that assigns its splits by a protocol of its own (the folds of
+  ``data.readers.barzilay_lapata``) describes it with ``split_protocol()``; ``stats()``
+  carries that description (``split_protocol``), so the run record says which articles
+  were trained, validated and tested on.
 - Noise (``noise`` 1 or 0/1, DESIGN section 4): distractor sentences from other documents
   of the same split (``data.noise``), fixed per evaluation document like its permutation,
   fresh per training epoch.
@@ -24,6 +30,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytorch_lightning as pl
@@ -38,7 +45,7 @@ from data.duplicates import DuplicateReport, check_duplicates
 from data.embeddings import pretrained_embeddings
 from data.noise import eval_distractors, noise_setting
 from data.paths import PROCESSED_CACHE
-from data.processing import ProcessedData, process
+from data.processing import VOCAB_SPLITS, ProcessedData, process
 from data.readers import Reader
 from data.sampler import BucketBatchSampler
 from data.shuffle import eval_permutation
@@ -79,6 +86,8 @@ class OrderingDataModule(pl.LightningDataModule):
         batch_size / eval_batch_size: documents per training / evaluation batch.
         min_freq / max_vocab: vocabulary from the training split (``max_vocab`` counts
             ``<pad>`` and ``<unk>``).
+        vocab_splits: the splits the vocabulary is built from (default ``("train",)``;
+            the released ATTOrderNet code's: all three, ``data.processing.process``).
         max_sentence_tokens: longer sentences are truncated to this many tokens.
         embeddings: ``None``, ``"kumo"`` (GloVe 6B 50d package) or a GloVe text file path.
         embedding_dim: dimension expected from ``embeddings``.
@@ -88,6 +97,9 @@ class OrderingDataModule(pl.LightningDataModule):
             "0/1" (one with probability 0.5), see ``data.noise``.
         num_workers: DataLoader worker processes.
         cache_dir: processed-data cache root (default ``data/cache/processed``).
+        drop_last: training batches are all full: a seeded random remainder of the
+            documents sits out each epoch (``data.sampler``; the released ATTOrderNet
+            code's batching). Evaluation never drops a document.
     """
 
     def __init__(
@@ -106,6 +118,8 @@ class OrderingDataModule(pl.LightningDataModule):
         num_workers: int = 0,
         cache_dir: str | None = None,
         noise: int | str = 0,
+        vocab_splits: Sequence[str] = VOCAB_SPLITS,
+        drop_last: bool = False,
     ) -> None:
         super().__init__()
         if max_sentence_tokens < 1:
@@ -124,6 +138,9 @@ class OrderingDataModule(pl.LightningDataModule):
         self.seed = seed
         self.num_workers = num_workers
         self.cache_dir = Path(cache_dir) if cache_dir is not None else PROCESSED_CACHE
+        self.vocab_splits = tuple(str(split) for split in vocab_splits)
+        self.drop_last = bool(drop_last)
+        self.split_protocol: dict | None = None
         self.epoch = 0
         self.vocab: Vocab | None = None
         self.pretrained_embeddings: torch.Tensor | None = None
@@ -145,6 +162,8 @@ class OrderingDataModule(pl.LightningDataModule):
             "min_freq": self.min_freq,
             "max_vocab": self.max_vocab,
         }
+        if self.vocab_splits != VOCAB_SPLITS:  # the default keeps its cache key
+            settings["vocab_splits"] = list(self.vocab_splits)
         read = None
         if hasattr(self.reader, "fingerprint"):
             reader_fp = self.reader.fingerprint()
@@ -158,7 +177,7 @@ class OrderingDataModule(pl.LightningDataModule):
             missing = [s for s in SPLIT_NAMES if not splits.get(s)]
             if missing:
                 raise ValueError(f"dataset {self.name!r}: no documents in split(s) {missing}")
-            return process(splits, self.min_freq, self.max_vocab)
+            return process(splits, self.min_freq, self.max_vocab, self.vocab_splits)
 
         data, self.cache_path, self.loaded_from_cache = load_or_build(
             self.cache_dir, material, build
@@ -176,6 +195,8 @@ class OrderingDataModule(pl.LightningDataModule):
         data = self._prepared if self._prepared is not None else self._load_or_build()
         self._prepared = None
         self.duplicates = check_duplicates(data.documents)
+        if hasattr(self.reader, "split_protocol"):
+            self.split_protocol = self.reader.split_protocol()
         self.vocab = data.vocab
         self.documents = data.documents
         for split in SPLIT_NAMES:
@@ -208,7 +229,14 @@ class OrderingDataModule(pl.LightningDataModule):
             self.pretrained_embeddings, self.n_pretrained_found = pretrained_embeddings(
                 self.vocab, str(self.embeddings), self.embedding_dim, self.seed
             )
-        log.info("dataset %s: %s", self.name, self.stats())
+        stats = self.stats()
+        protocol = stats.pop("split_protocol", None)
+        log.info("dataset %s: %s", self.name, stats)
+        if protocol is not None:
+            log.info(
+                "dataset %s: protocol %s, validation fold %s, test: %s",
+                self.name, protocol["protocol"], protocol["valid_fold"], protocol["test"],
+            )  # fmt: skip
 
     # -- protocol ---------------------------------------------------------------------------
 
@@ -250,8 +278,10 @@ class OrderingDataModule(pl.LightningDataModule):
         """Documents, trivial (one-sentence) documents, sentences and repeated documents
         (same text as another of the split) per split, vocabulary size and pretrained
         words found; the layout read, for a reader of several layouts
-        (``resolved_layout()``, e.g. ``data.readers.nips``); in the noise setting also the
-        setting and the distractors of each evaluation split."""
+        (``resolved_layout()``, e.g. ``data.readers.nips``); the reader's split protocol
+        where it has one (``split_protocol``); the vocabulary's splits and ``drop_last``
+        where they are not the defaults; in the noise setting also the setting and the
+        distractors of each evaluation split."""
         stats = {
             "n_docs": {s: len(d) for s, d in self.documents.items()},
             "n_trivial": {s: sum(len(x) == 1 for x in d) for s, d in self.documents.items()},
@@ -263,6 +293,12 @@ class OrderingDataModule(pl.LightningDataModule):
             stats["n_duplicates"] = self.duplicates.counts()
         if hasattr(self.reader, "resolved_layout"):
             stats["layout"] = self.reader.resolved_layout()
+        if self.split_protocol is not None:
+            stats["split_protocol"] = self.split_protocol
+        if self.vocab_splits != VOCAB_SPLITS:
+            stats["vocab_splits"] = list(self.vocab_splits)
+        if self.drop_last:
+            stats["drop_last"] = True
         if self.noise != "0":
             stats["noise"] = self.noise
             stats["n_distractors"] = {
@@ -297,7 +333,7 @@ class OrderingDataModule(pl.LightningDataModule):
         dataset = self._dataset("train")
         self._train_sampler = BucketBatchSampler(
             dataset.sizes(), self.batch_size, shuffle=True, seed=self.seed, epoch=self.epoch,
-            **self._shard(),
+            drop_last=self.drop_last, **self._shard(),
         )
         return self._loader("train", self._train_sampler)
 

@@ -1,8 +1,9 @@
-"""Tokenise documents, build the vocabulary from the training split and encode every
-sentence to word ids."""
+"""Tokenise documents, build the vocabulary from the training split (or the splits named)
+and encode every sentence to word ids."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from data.document import Document
@@ -10,6 +11,7 @@ from data.tokenize import tokenize
 from data.vocab import Vocab
 
 TokenIds = list[list[int]]  # one list of word ids per sentence (gold order)
+VOCAB_SPLITS = ("train",)  # the default: the vocabulary never sees evaluation text
 
 
 @dataclass
@@ -22,15 +24,30 @@ class ProcessedData:
 
 
 def process(
-    splits: dict[str, list[Document]], min_freq: int = 1, max_vocab: int | None = None
+    splits: dict[str, list[Document]],
+    min_freq: int = 1,
+    max_vocab: int | None = None,
+    vocab_splits: Sequence[str] = VOCAB_SPLITS,
 ) -> ProcessedData:
-    """Tokenise all splits; the vocabulary sees ``train`` only (``min_freq``, ``max_vocab``)."""
+    """Tokenise all splits; the vocabulary sees ``vocab_splits`` (default ``train`` only)
+    with ``min_freq`` and ``max_vocab``. ``vocab_splits=("train", "valid", "test")`` is
+    the released ATTOrderNet code's vocabulary (hwxcby/ATTOrderNet, ``data_vocab.py``: the
+    words of all three files), a deviation: evaluation words then get their own rows (and
+    pretrained vectors) instead of ``<unk>``; no order information passes."""
+    unknown = sorted(set(vocab_splits) - set(splits))
+    if unknown or not vocab_splits:
+        raise ValueError(
+            f"vocab_splits must name splits of the dataset ({sorted(splits)}), got "
+            f"{list(vocab_splits)}"
+        )
     tokens = {
         split: [[tokenize(sentence) for sentence in doc.sentences] for doc in docs]
         for split, docs in splits.items()
     }
     vocab = Vocab.build(
-        (sentence for doc in tokens["train"] for sentence in doc), min_freq, max_vocab
+        (sentence for split in vocab_splits for doc in tokens[split] for sentence in doc),
+        min_freq,
+        max_vocab,
     )
     token_ids = {
         split: [[vocab.encode(sentence) for sentence in doc] for doc in docs]

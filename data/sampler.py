@@ -4,8 +4,12 @@ Training (``shuffle=True``): the documents are shuffled, cut into pools of
 ``pool_batches`` batches, each pool is sorted by (number of sentences, longest sentence),
 cut into batches, and the batches are shuffled — all seeded by (seed, epoch). Evaluation
 (``shuffle=False``): one deterministic pass sorted by size (stable). No batch is dropped;
-every document appears exactly once per pass. Each yielded key is (document index, epoch),
-so the epoch travels with the index into worker processes.
+every document appears exactly once per pass. With ``drop_last`` (training only, off by
+default) the shuffled order is cut to a multiple of ``batch_size`` before pooling, so every
+batch is full and a seeded random ``len % batch_size`` documents sit out the epoch: the
+batching of the released ATTOrderNet code (hwxcby/ATTOrderNet, ``helper.data_iter``:
+``len(data) // batch_size`` batches of a fresh shuffle). Each yielded key is (document
+index, epoch), so the epoch travels with the index into worker processes.
 
 Distributed (``num_replicas > 1``): every process builds the same batches, the list is
 padded by repeating it from the start to a multiple of ``num_replicas``, and process
@@ -39,11 +43,18 @@ class BucketBatchSampler(Sampler[list[Key]]):
         pool_batches: int = 50,
         num_replicas: int = 1,  # processes sharing the pass (DDP world size)
         rank: int = 0,  # this process, 0 <= rank < num_replicas
+        drop_last: bool = False,  # training: only full batches (see the module docstring)
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         if not 0 <= rank < num_replicas:
             raise ValueError(f"need 0 <= rank < num_replicas, got rank {rank} of {num_replicas}")
+        if drop_last and not shuffle:
+            raise ValueError("drop_last is for training passes: an evaluation pass keeps every "
+                             "document")
+        if drop_last and len(sizes) < batch_size:
+            raise ValueError(f"drop_last with {len(sizes)} documents and batch_size "
+                             f"{batch_size} leaves no batch")
         self.sizes = sizes
         self.batch_size = batch_size
         self.shuffle = shuffle
@@ -52,12 +63,17 @@ class BucketBatchSampler(Sampler[list[Key]]):
         self.pool = batch_size * pool_batches
         self.num_replicas = num_replicas
         self.rank = rank
+        self.drop_last = drop_last
 
     def set_epoch(self, epoch: int) -> None:
         self.epoch = epoch
 
     def __len__(self) -> int:
-        return math.ceil(math.ceil(len(self.sizes) / self.batch_size) / self.num_replicas)
+        if self.drop_last:
+            batches = len(self.sizes) // self.batch_size
+        else:
+            batches = math.ceil(len(self.sizes) / self.batch_size)
+        return math.ceil(batches / self.num_replicas)
 
     def _cut(self, indices: list[int]) -> list[list[int]]:
         indices = sorted(indices, key=self.sizes.__getitem__)
@@ -69,6 +85,8 @@ class BucketBatchSampler(Sampler[list[Key]]):
             return self._cut(list(range(len(self.sizes))))
         rng = np.random.default_rng([_BATCH_STREAM, self.seed, self.epoch])
         order = rng.permutation(len(self.sizes)).tolist()
+        if self.drop_last:  # pools are multiples of batch_size: every batch is full
+            order = order[: len(order) - len(order) % self.batch_size]
         batches = [
             batch
             for start in range(0, len(order), self.pool)

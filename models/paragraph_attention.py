@@ -14,6 +14,12 @@ When the sentence vectors are narrower or wider than `model_dim`, a linear layer
 them to it first (an addition, needed e.g. for 100-d attention sentence vectors and 8 heads).
 `positions=True` adds sinusoidal encodings of the presented positions: the ablation that
 shows why the paper leaves them out (the encoding then depends on the shuffle).
+
+`norm="pre"` is the layer of the authors' released code (hwxcby/ATTOrderNet,
+`common.transformer_encoder` with tensor2tensor's `layer_preprocess` "n" and
+`layer_postprocess` "da"): x + Sublayer(LayerNorm(x)) in each layer, and one LayerNorm
+after the last layer (pre-LN, Xiong et al. 2020); the paper describes Vaswani et al.'s
+post-LN layer, the default.
 """
 
 from torch import Tensor, nn
@@ -21,6 +27,8 @@ from torch import Tensor, nn
 from models.interfaces import ParagraphEncoding
 from models.masked_ops import masked_mean
 from models.positional_encoding import sinusoidal_positions
+
+NORMS = ("post", "pre")  # post: LayerNorm(x + Sublayer(x)) (paper); pre: released code
 
 
 class ParagraphSelfAttention(nn.Module):
@@ -33,18 +41,25 @@ class ParagraphSelfAttention(nn.Module):
         ff_dim: int = 1024,  # feed-forward width (paper: 1024)
         dropout: float = 0.1,  # inside the layers
         positions: bool = False,  # add sinusoidal presented-position encodings (ablation)
+        norm: str = "post",  # "post" (paper) or "pre" + a final LayerNorm (released code)
     ):
         super().__init__()
         model_dim = model_dim or input_dim
         if model_dim % heads:
             raise ValueError(f"model_dim={model_dim} is not divisible by heads={heads}")
+        if norm not in NORMS:
+            raise ValueError(f"paragraph norm must be one of {NORMS}, got {norm!r}")
         self.output_dim = model_dim
         self.positions = positions
         self.project = nn.Linear(input_dim, model_dim) if model_dim != input_dim else None
         self.layers = nn.ModuleList(
-            nn.TransformerEncoderLayer(model_dim, heads, ff_dim, dropout, batch_first=True)
+            nn.TransformerEncoderLayer(
+                model_dim, heads, ff_dim, dropout, batch_first=True, norm_first=norm == "pre"
+            )
             for _ in range(num_layers)
         )
+        # pre-LN leaves the residual stream unnormalised: the released code ends with a norm
+        self.final_norm = nn.LayerNorm(model_dim) if norm == "pre" else None
 
     def forward(self, sentences: Tensor, mask: Tensor) -> ParagraphEncoding:
         """sentences (B, N, d), mask (B, N) -> contexts (B, N, m) (zeros at padding),
@@ -55,5 +70,7 @@ class ParagraphSelfAttention(nn.Module):
             hidden = hidden + sinusoidal_positions(num, dim, hidden.device)  # (B, N, m)
         for layer in self.layers:
             hidden = layer(hidden, src_key_padding_mask=~mask)  # (B, N, m)
+        if self.final_norm is not None:
+            hidden = self.final_norm(hidden)  # (B, N, m)
         contexts = hidden * mask.unsqueeze(-1)  # (B, N, m)
         return ParagraphEncoding(contexts, (masked_mean(hidden, mask),))

@@ -23,12 +23,14 @@ GENRES = ("news", "fiction", "learned")
 N_DOCS = 60
 
 
-def documents(n_docs: int = N_DOCS) -> list[dict]:
-    """Test documents: ids, gold orders of 2 to 14 sentences, a Brown-like genre."""
+def documents(n_docs: int = N_DOCS, prefix: str = "doc") -> list[dict]:
+    """Test documents: ids (`<prefix>-000` ...), gold orders of 2 to 14 sentences, a
+    Brown-like genre."""
     return [
-        {"id": f"doc-{i:03d}", "gold": list(range(2 + i % 13)), "meta": {"genre": GENRES[i % 3]}}
+        {"id": f"{prefix}-{i:03d}", "gold": list(range(2 + i % 13)),
+         "meta": {"genre": GENRES[i % 3]}}
         for i in range(n_docs)
-    ]
+    ]  # fmt: skip
 
 
 def predict(docs: list[dict], quality: float, seed: int) -> list[dict]:
@@ -65,13 +67,15 @@ def write_run(
     net: dict | None = None,
     n_docs: int = N_DOCS,
     noise_kept_up_to: int | None = None,
+    doc_prefix: str = "doc",
 ) -> Path:
-    """A finished run under `runs/<dataset>/<preset>/<variant>/seed_<seed>/`; with
-    `noise_kept_up_to`, a noise run (`add_distractor`)."""
+    """A finished run under `runs/<dataset>/<preset>/<variant>/seed_<seed>/`, tested on
+    `n_docs` documents named `<doc_prefix>-000` ...; with `noise_kept_up_to`, a noise run
+    (`add_distractor`)."""
     run_dir = runs / dataset / preset / variant / f"seed_{seed}"
     (run_dir / ".hydra").mkdir(parents=True)
     stream = zlib.crc32(f"{preset}/{variant}/{seed}".encode())
-    records = predict(documents(n_docs), quality, seed=stream)
+    records = predict(documents(n_docs, doc_prefix), quality, seed=stream)
     if noise_kept_up_to is not None:
         records = add_distractor(records, noise_kept_up_to)
     write_predictions(run_dir / "predictions.jsonl", records)

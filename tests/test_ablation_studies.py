@@ -12,6 +12,8 @@ from fixtures_runs import write_run
 from omegaconf import OmegaConf
 
 from benchmark.harness.config import CONF_DIR, compose_config
+from benchmark.harness.config_check import OPTIONAL_KEYS
+from benchmark.harness.config_diff import comparable_config
 from benchmark.report import plots
 from benchmark.report.ablation_studies import (
     StudyDefinitionError,
@@ -19,6 +21,7 @@ from benchmark.report.ablation_studies import (
     load_studies,
     read_variant,
 )
+from benchmark.report.ablations import level_value
 from models.registry import get_preset
 
 ABLATION_FILES = sorted(path.stem for path in (CONF_DIR / "ablation").glob("*.yaml"))
@@ -44,19 +47,62 @@ def test_the_varied_keys_come_from_the_ablation_files():
 def test_each_study_refers_to_existing_presets_that_take_its_key(study):
     for preset in study.presets:
         assert (CONF_DIR / "model" / f"{preset}.yaml").is_file(), preset
-        if study.key is not None:
+        if study.key is not None and study.key.startswith("model.net."):
             parameters = inspect.signature(get_preset(preset).build).parameters
             assert study.key.removeprefix("model.net.") in parameters, (preset, study.key)
+        elif study.key is not None:  # a key of the run config (data, selection, schedule)
+            cfg = compose_config(["dataset=synthetic", f"model={preset}"])
+            assert study.key in OPTIONAL_KEYS or OmegaConf.select(cfg, study.key) is not None
 
 
-@pytest.mark.parametrize("name", ["han_heads_1", "attordernet_positions"])
+RELEASED = sorted(name for name in ABLATION_FILES if name.startswith("attordernet_released_"))
+
+
+@pytest.mark.parametrize("name", ["han_heads_1", "attordernet_positions", *RELEASED])
 def test_an_ablation_file_composes_to_the_values_it_sets(name: str):
     variant = read_variant(CONF_DIR / "ablation" / f"{name}.yaml")
     cfg = compose_config(["dataset=synthetic", f"+ablation={name}"])
     assert cfg.model.name == variant.preset
     assert variant.values  # a variant file sets its value
     for key, value in variant.values.items():
-        assert OmegaConf.select(cfg, key) == value
+        assert OmegaConf.to_object(OmegaConf.select(cfg, key)) == value if isinstance(
+            value, (dict, list)
+        ) else OmegaConf.select(cfg, key) == value
+    assert cfg.variant == variant.label  # no tag outside the reproduction sweep
+
+
+def test_the_released_code_choices_each_change_one_key_of_the_paper_setting():
+    """On top of attordernet_paper, each released-code ablation changes its one key (and the
+    run label) and nothing else; attordernet_released changes all of them at once."""
+    paper = comparable_config(compose_config(["+experiment=attordernet_paper"]))
+    keys = {}
+    for name in RELEASED:
+        cfg = compose_config(["+experiment=attordernet_paper", f"+ablation={name}"])
+        changed = set(differences(paper, comparable_config(cfg)))
+        assert changed - {"variant"} == set(read_variant(CONF_DIR / "ablation" / f"{name}.yaml")
+                                            .values), name  # fmt: skip
+        keys[name] = changed - {"variant"}
+    released = compose_config(["+experiment=attordernet_released"])
+    changed = set(differences(paper, comparable_config(released)))
+    expected = set().union(*(k for n, k in keys.items() if n != "attordernet_released_test_loop"))
+    assert changed == expected | {"variant", "variant_tag"}
+    assert released.test_shuffles == 1  # the pick on test is never part of the setting
+
+
+def differences(old, new, prefix=""):
+    """Dotted keys where two plain configs differ (the scheduler, an object, is one key)."""
+    if isinstance(old, dict) and isinstance(new, dict) and prefix != "model.scheduler.":
+        keys = set(old) | set(new)
+        return [d for k in keys for d in differences(old.get(k), new.get(k), f"{prefix}{k}.")]
+    return [] if old == new else [prefix.rstrip(".")]
+
+
+def test_levels_of_lists_and_objects_are_named():
+    assert level_value(["train", "valid", "test"]) == "train+valid+test"
+    scheduler = {"_target_": "torch.optim.lr_scheduler.ExponentialLR", "_partial_": True,
+                 "gamma": 0.95}  # fmt: skip
+    assert level_value(scheduler) == "ExponentialLR(gamma=0.95)"
+    assert level_value(16) == 16
 
 
 @pytest.fixture

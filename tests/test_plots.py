@@ -38,7 +38,30 @@ ATTORDERNET_DEVIATIONS = (  # variant -> the one setting it changes (conf/ablati
     ("mean_pooling", {"sentence_pooling": "mean"}),
     ("paragraph_keys", {"pointer_keys": "paragraph"}),
     ("released_cell", {"initial_cell": "paragraph"}),
+    ("released_prenorm", {"paragraph_norm": "pre"}),
+    ("released_ff", {"ff_dim": 2048}),
+    ("released_width", {"hidden_dim": 1024}),
 )
+RELEASED_RUN_SETTINGS = (  # variant -> a setting of the run config outside model.net
+    ("released_vocab", "dataset.datamodule.vocab_splits", ["train", "valid", "test"]),
+    ("released_drop_last", "dataset.datamodule.drop_last", True),
+    ("released_select_pmr", "early_stopping.monitor", "val/pmr"),
+    ("released_test_loop", "test_shuffles", 20),
+    ("released_lr_decay", "model.scheduler", {
+        "_target_": "torch.optim.lr_scheduler.ExponentialLR", "_partial_": True, "gamma": 0.95}),
+)
+
+
+def set_config(run_dir: Path, dotted: str, value) -> None:
+    """Put `value` at `dotted` in the run record's config."""
+    path = run_dir / "metrics.json"
+    record = json.loads(path.read_text())
+    *parents, leaf = dotted.split(".")
+    node = record["config"]
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[leaf] = value
+    path.write_text(json.dumps(record))
 
 
 def study(name: str):
@@ -64,6 +87,13 @@ def runs(tmp_path_factory) -> Path:
     for variant, setting in ATTORDERNET_DEVIATIONS:
         write_run(root, "attordernet", 0, 0.7, variant=variant,
                   net={"_target_": "models.presets.attordernet", **setting})
+    for variant, key, value in RELEASED_RUN_SETTINGS:
+        run_dir = write_run(root, "attordernet", 0, 0.7, variant=variant,
+                            net={"_target_": "models.presets.attordernet"})
+        set_config(run_dir, key, value)
+    for run_dir in root.glob("brown/*/*/seed_*"):  # as every run records it
+        if json.loads((run_dir / "metrics.json").read_text())["variant"] != "released_select_pmr":
+            set_config(run_dir, "early_stopping.monitor", "val/tau")
     # a variant of no conf/ablation/ file (e.g. another budget): in no ablation study
     write_run(root, "attordernet", 0, 0.2, variant="epochs30",
               net={"_target_": "models.presets.attordernet"})

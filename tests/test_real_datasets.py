@@ -94,6 +94,26 @@ def test_published_accident_test_permutations() -> None:
         assert orders[f"{article}.perm-1"][int(n)] == positions
 
 
+@pytest.mark.parametrize("corpus", ["accident", "earthquake"])
+def test_cross_validation_tests_every_training_article_once(corpus: str) -> None:
+    """dataset.protocol=cross_validation on the published files: folds 0-9 test each of the
+    100 training articles once, never with its text (or an identical one) in training or
+    validation; Accidents' held-out folds have their published permutations (20 each)."""
+    path = folder(corpus)
+    tested = []
+    for fold in range(10):
+        reader = BarzilayLapataReader(str(path), corpus, fold=fold, protocol="cross_validation")
+        splits = reader.read_splits()
+        check_duplicates(splits)  # raises if a text were in two splits
+        assert sum(sizes(splits)) == 100 and 9 <= len(splits["test"]) <= 11
+        tested += [doc.id for doc in splits["test"]]
+        if corpus == "accident" and fold in (0, 7):
+            orders = reader.published_test_permutations(folder("accident_perms") / "train")
+            assert set(orders) == {doc.id for doc in splits["test"]}
+            assert {len(copies) for copies in orders.values()} == {20}
+    assert len(tested) == len(set(tested)) == 100
+
+
 def test_sind_arxiv_layout_counts() -> None:
     reader = SindReader(str(folder("sind_arxivfmt")), layout="arxiv")
     splits = {split: reader.read_split(split) for split in ("valid", "test")}

@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from benchmark.records.run_collection import collect_runs
-from benchmark.report.reproduction import PAPER, ablation_summary, beyond_paper, build, main
+from benchmark.report.reproduction import (
+    PAPER,
+    ROWS,
+    ablation_summary,
+    beyond_paper,
+    build,
+    main,
+)
 from benchmark.report.selection_noise import budget_pairs, noise_table, summarise, valid_curve
 from benchmark.report.selection_noise import main as noise_main
 from tests.fixtures_runs import write_run
@@ -64,9 +71,17 @@ def runs(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def published(table):
+    """The rows of the published-test protocol (the paper-setting rows have no tag)."""
+    return table[(table.protocol == "published_test") & ~table.variant.str.endswith(
+        ("_released", "_cui"))]  # fmt: skip
+
+
 def test_cells_hold_mean_std_interval_paper_and_difference(runs: Path):
     table, others = build(collect_runs(runs), "repro")
-    assert len(table) == 5 * 2 * 2  # models x corpora x {tau, discrimination}
+    # rows x corpora x {tau, discrimination} x {test articles, cross-validated}
+    assert len(table) == len(ROWS) * 2 * 2 * 2
+    table = published(table)
     disc = table[(table.preset == "attordernet") & (table.dataset == "accident")
                  & (table.metric == "discrimination %")].iloc[0]  # fmt: skip
     assert disc.n_runs == 3 and disc["mean"] == pytest.approx(92.0)
@@ -90,10 +105,13 @@ def test_main_writes_markdown_and_csv(runs: Path, tmp_path: Path):
     out = tmp_path / "out"
     assert main(["--runs", str(runs), "--out", str(out)]) == 0
     text = (out / "reproduction.md").read_text()
-    row = "| ATTOrderNet | accident | `repro` | 3 | 92.0 ± 2.0 | [91.0, 93.0] | 96.2 | -4.2 | no |"
+    row = ("| ATTOrderNet | accident | test articles | `repro` | 3 | 92.0 ± 2.0 | [91.0, 93.0] | "
+           "— | 96.2 | -4.2 | no |")  # fmt: skip
     assert row in text
+    cv = "| ATTOrderNet | accident | cross-validated | `cv` | 0 of 10 folds (incomplete) |"
+    assert cv in text
     assert "mean_pooling" in text and "make reproduction" in text
-    assert (out / "reproduction.csv").read_text().count("\n") == 21
+    assert (out / "reproduction.csv").read_text().count("\n") == 1 + len(ROWS) * 2 * 2 * 2
 
 
 SHORT = [0.50, 0.55, 0.52, 0.53, 0.54]  # valid tau per epoch: best at epoch 2, stopped at 5
@@ -118,7 +136,8 @@ def budgets(runs: Path) -> Path:
 
 def test_each_cell_has_a_row_per_budget_with_stopping_and_marked_when_short(budgets: Path):
     table, others = build(collect_runs(budgets), "repro_e60", ["repro"])
-    assert len(table) == 5 * 2 * 2 * 2  # models x corpora x metrics x budgets
+    assert len(table) == len(ROWS) * 2 * 2 * 3  # rows x corpora x metrics x (budgets + cv)
+    table = published(table)
     cell = table[(table.preset == "attordernet") & (table.dataset == "accident")
                  & (table.metric == "tau")]  # fmt: skip
     assert list(cell.variant) == ["repro_e60", "repro"]  # adjacent, the headline first
@@ -149,10 +168,11 @@ def test_page_shows_both_budgets_the_short_cells_and_the_selection_noise(
 ):
     out = tmp_path / "out"
     text = page_at_e60(budgets, out)
-    assert "| ATTOrderNet | accident | `repro_e60` | 2 (< 3) | 95.5 ± 0.7 |" in text
-    assert "| ATTOrderNet | accident | `repro` | 3 | 92.0 ± 2.0 |" in text
+    assert "| ATTOrderNet | accident | test articles | `repro_e60` | 2 (< 3) | 95.5 ± 0.7 |" in text
+    assert "| ATTOrderNet | accident | test articles | `repro` | 3 | 92.0 ± 2.0 |" in text
     assert "| 1 / 2 | 8.3 (7.3) |" in text  # repro: stopped early / at max, epochs (best)
-    empty = "| CNN+PtrNet | accident | `repro_e60` | 0 (< 3) | — ± — | [—, —] | 93.5 | — | — |"
+    empty = ("| CNN+PtrNet | accident | test articles | `repro_e60` | 0 (< 3) | — ± — | [—, —] | "
+             "— | 93.5 | — | — |")  # fmt: skip
     assert empty in text  # shown, marked, no figures
     assert "make reproduction SWEEP_REPRO=reproduction_e60 VARIANT=repro_e60 COMPARE=repro" in text
     assert "make reproduction-report VARIANT=repro_e60 COMPARE=repro" in text
@@ -162,7 +182,8 @@ def test_page_shows_both_budgets_the_short_cells_and_the_selection_noise(
     assert "| accident | ATTOrderNet | 0 | yes | 2 → 8 | 0.550 → 0.620 |" in text
     assert "| accident | ATTOrderNet | 1 | no |" in text  # seed 1 started otherwise
     csv = (out / "reproduction.csv").read_text()
-    assert csv.count("\n") == 41 and ",repro_e60,≤60 epochs, patience 8" not in csv  # quoted
+    assert csv.count("\n") == 1 + len(ROWS) * 2 * 2 * 3
+    assert ",repro_e60,≤60 epochs, patience 8" not in csv  # quoted
     assert '"≤60 epochs, patience 8",2,False' in csv
 
 

@@ -48,6 +48,7 @@ SETTINGS = {
     "dataset.datamodule.batch_size": ("int", 1, False),
     "dataset.datamodule.eval_batch_size": ("int", 1, False),
     "bootstrap_resamples": ("int", 1, False),
+    "test_shuffles": ("int", 1, False),
     "cpu_threads": ("int", 1, True),
     "early_stopping.patience": ("int", 0, True),
     "model.optimizer.lr": ("number", 0, False),  # inf is let through: the NaN guard stops it
@@ -58,7 +59,7 @@ SETTINGS = {
 # keys that code reads with `.get` and a config may lack (a `+` override may add them)
 OPTIONAL_KEYS = frozenset({
     "cpu_threads", "rerun", "dataset.noise", "model.embeddings", "model.embedding_dim",
-    "model.optimizer", "model.scheduler",
+    "model.optimizer", "model.scheduler", "test_shuffles", "variant_tag",
 })
 _OPTIMIZER_KEYS = frozenset({"model.optimizer.lr"})
 _HYDRA_ARGS = frozenset({"_target_", "_partial_", "_args_", "_recursive_", "_convert_"})

@@ -46,6 +46,11 @@ IGNORED_KEYS = (
 
 ADDED_DEFAULTS = {
     "dataset.noise": 0,  # no distractors (docs/design.md, section 4)
+    "dataset.protocol": "published_test",  # Accidents/Earthquakes: test = the test articles
+    "dataset.reader.protocol": "published_test",
+    "dataset.datamodule.vocab_splits": ["train"],  # the vocabulary sees the training split
+    "dataset.datamodule.drop_last": False,  # every training document in every epoch
+    "test_shuffles": 1,  # one test pass on the fixed permutations
 }
 
 # keys that name the run directory itself (conf/config.yaml `hydra.run.dir`), so the config

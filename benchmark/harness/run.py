@@ -114,6 +114,8 @@ def build_task(cfg: DictConfig, datamodule) -> OrderingTask:
         test_beam_size=cfg.model.beam_size,
         include_trivial=cfg.include_trivial,
         noisy=has_noise(dataset_noise(cfg)),
+        test_shuffles=cfg.get("test_shuffles", 1),  # > 1: a pick on test, off by default
+        protocol_seed=cfg.protocol_seed,
     )
 
 

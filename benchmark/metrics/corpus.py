@@ -31,6 +31,7 @@ one exactly as here on every resample.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -50,8 +51,25 @@ POOLED_ACCURACY = "acc_pooled"
 # it for tables that pooled positions over the corpus.
 HEADLINE_ACCURACY = "acc"
 
+# The range of every bounded figure. An interval from a few values by a normal or Student-t
+# approximation (e.g. over seeds) can leave it, a percentile bootstrap cannot; clip the former
+# to it (`metric_range`). Discrimination rates are in [0, 1] like the others.
+METRIC_RANGES: dict[str, tuple[float, float]] = {
+    "tau": (-1.0, 1.0),
+    **{key: (0.0, 1.0) for key in ("acc", "pmr", "head", "tail", "lcs", "acc_pooled", "pm_f",
+                                   "noise_acc", "disc_acc", "disc_ties_frac")},  # fmt: skip
+    "coherence_L": (0.0, math.inf),
+}
+
 TRIVIAL_EXCLUDED = "excluded"
 TRIVIAL_COUNTED_PERFECT = "counted_perfect"
+
+
+def metric_range(metric: str, scale: float = 1.0) -> tuple[float, float]:
+    """(low, high) of `metric` (`METRIC_RANGES`), times `scale` (100 for a percentage);
+    unbounded for a figure not listed."""
+    low, high = METRIC_RANGES.get(metric, (-math.inf, math.inf))
+    return low * scale, high * scale
 
 
 def trivial_policy(include_trivial: bool) -> str:

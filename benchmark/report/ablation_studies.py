@@ -71,11 +71,14 @@ def _load(path: Path) -> DictConfig:
 
 
 def _leaves(node: DictConfig, prefix: str = "") -> dict[str, object]:
-    """Dotted key -> value of every leaf under `node`."""
+    """Dotted key -> value of every leaf under `node`; a node with a `_target_` (an object
+    the config instantiates, e.g. `model.scheduler`) is one value, as a plain dict."""
     leaves: dict[str, object] = {}
     for key, value in node.items_ex(resolve=False):
         dotted = f"{prefix}{key}"
-        if isinstance(value, DictConfig):
+        if isinstance(value, DictConfig) and "_target_" in value:
+            leaves[dotted] = OmegaConf.to_container(value)
+        elif isinstance(value, DictConfig):
             leaves.update(_leaves(value, dotted + "."))
         elif isinstance(value, ListConfig):
             leaves[dotted] = OmegaConf.to_container(value)

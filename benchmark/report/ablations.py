@@ -6,7 +6,11 @@ the HAN parameter study of Wang & Wan 2019; with several presets, each preset's 
 by side), or compares presets that differ in one part (`key=None`, e.g. the sentence
 encoder of ATTOrderNet, Cui et al. 2018). A run's value of `key` is its resolved config
 value, or, when the config leaves it out, the default of the preset function named by
-`model.net._target_` (so a base run counts at the preset's own setting).
+`model.net._target_` (so a base run counts at the preset's own setting), the default of a
+key added to the configs later (`benchmark.harness.config_diff.ADDED_DEFAULTS`), or, for
+`model.scheduler`, `none`. A list is one level (its items joined by `+`), an object the
+config instantiates (a `_target_` node, e.g. a scheduler) is named by its class and
+arguments (`ExponentialLR(gamma=0.95)`).
 
 A one-factor study counts the runs of its `conf/ablation/` files (their preset and
 `variant`), and of those only the runs at the reference setting of the preset's other
@@ -23,15 +27,41 @@ from collections.abc import Mapping, Sequence
 
 from hydra.utils import get_method
 
+from benchmark.harness.config_diff import ADDED_DEFAULTS
 from benchmark.records.run_collection import DEFAULT_VARIANT, Run
 from benchmark.report.ablation_studies import Ablation, ablation_studies
 
 NET_PREFIX = "model.net."
+ABSENT_MEANS = {"model.scheduler": "none"}  # optional keys whose absence is a setting
+
+
+def level_value(value):
+    """A config value as a level: lists joined by `+`, `_target_` nodes named by class and
+    arguments, other mappings by their sorted items; anything else as it is."""
+    if isinstance(value, (list, tuple)):
+        return "+".join(str(item) for item in value)
+    if isinstance(value, dict) and "_target_" in value:
+        arguments = ", ".join(
+            f"{k}={v}" for k, v in sorted(value.items()) if not str(k).startswith("_")
+        )
+        return f"{str(value['_target_']).rsplit('.', 1)[-1]}({arguments})"
+    if isinstance(value, dict):
+        return repr(sorted(value.items()))
+    return value
 
 
 def factor_value(run: Run, key: str):
-    """The run's value of config `key`, or its preset's default; None when unknown."""
+    """The run's value of config `key` (`level_value`), or its default (see the module
+    docstring); None when unknown."""
+    return level_value(_raw_factor_value(run, key))
+
+
+def _raw_factor_value(run: Run, key: str):
     value = run.config_value(key)
+    if value is None and key in ADDED_DEFAULTS:
+        return ADDED_DEFAULTS[key]
+    if value is None and key in ABSENT_MEANS:
+        return ABSENT_MEANS[key]
     if value is not None or not key.startswith(NET_PREFIX):
         return value
     target = run.config_value(NET_PREFIX + "_target_")

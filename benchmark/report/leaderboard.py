@@ -51,7 +51,7 @@ from scipy import stats
 
 from benchmark import cli_parsers
 from benchmark.cli_options import EXIT_BAD_INPUT
-from benchmark.metrics.corpus import HEADLINE_ACCURACY
+from benchmark.metrics.corpus import HEADLINE_ACCURACY, metric_range
 from benchmark.metrics.directions import HIGHER, direction, is_better
 from benchmark.records.atomic_io import atomic_write_group
 from benchmark.records.comparability import require_pairable
@@ -87,13 +87,20 @@ class LeaderboardWarning(UserWarning):
     """A row could not be compared, or a dataset has no reference row."""
 
 
-def t_interval(values: Sequence[float], alpha: float = CI_ALPHA) -> tuple[float, float]:
-    """Student-t (1 - alpha) interval of the mean of `values`; NaN for fewer than two."""
+def t_interval(
+    values: Sequence[float],
+    alpha: float = CI_ALPHA,
+    bounds: tuple[float, float] = (-math.inf, math.inf),
+) -> tuple[float, float]:
+    """Student-t (1 - alpha) interval of the mean of `values`, clipped to `bounds` (the
+    metric's range, `benchmark.metrics.corpus.metric_range`: over three seeds the t
+    interval of a percentage can pass 100); NaN for fewer than two values."""
     values = np.asarray(values, dtype=float)
     if values.size < 2:
         return math.nan, math.nan
     half = stats.t.ppf(1 - alpha / 2, values.size - 1) * values.std(ddof=1) / math.sqrt(values.size)
-    return float(values.mean() - half), float(values.mean() + half)
+    low, high = bounds
+    return float(max(values.mean() - half, low)), float(min(values.mean() + half, high))
 
 
 def best_first(value: float) -> float:
@@ -132,7 +139,9 @@ def summarise_row(runs: Sequence[Run], metrics: Sequence[str]) -> dict:
         row[f"{metric}_std"] = float(np.std(values, ddof=1)) if len(values) > 1 else math.nan
     for metric in MAIN_METRICS:
         values = [run.metrics[metric] for run in runs if metric in run.metrics]
-        row[f"{metric}_ci_seeds_low"], row[f"{metric}_ci_seeds_high"] = t_interval(values)
+        row[f"{metric}_ci_seeds_low"], row[f"{metric}_ci_seeds_high"] = t_interval(
+            values, bounds=metric_range(metric)
+        )
         row[f"{metric}_ci_docs_low"], row[f"{metric}_ci_docs_high"] = _docs_interval(runs, metric)
     row["n_params"] = _mean([run.record.get("n_params", math.nan) for run in runs])
     row["train_minutes"] = _mean([run.record.get("train_seconds", math.nan) for run in runs]) / 60

@@ -40,6 +40,7 @@ class AttOrderNetSettings:
     paragraph_positions: bool = False  # ablation: encode the presented (shuffled) positions
     pointer_keys: str = "sentence"  # paper eq. 12: "sentence"; deviation: "paragraph"
     initial_cell: str = "zeros"  # decoder c0 = 0; released code: "paragraph" (c0 = v)
+    paragraph_norm: str = "post"  # paper: post-LN layers; released code: "pre" + final norm
 
     def model(
         self,
@@ -58,6 +59,7 @@ class AttOrderNetSettings:
             self.ff_dim,
             self.dropout,
             self.paragraph_positions,
+            self.paragraph_norm,
         )
         decoder = LSTMPointerDecoder(
             sentence_encoder.output_dim,
@@ -114,7 +116,8 @@ def attordernet(
     1.0 rho 0.95 eps 1e-6, batch 16, L2 1e-5, beam 64, no gradient clipping) live in
     conf/experiment/attordernet_paper.yaml. Deviations kept as named options
     (docs/models.md): `sentence_pooling="mean"`, `pointer_keys="paragraph"`; the released
-    code's `initial_cell="paragraph"`. Dropout 0.1 is the released code's rate."""
+    code's `initial_cell="paragraph"` and `paragraph_norm="pre"`
+    (conf/experiment/attordernet_released.yaml). Dropout 0.1 is the released code's rate."""
     settings = AttOrderNetSettings(**shared)
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, settings.dropout)
     sentence_encoder = SentenceLSTM(
