@@ -46,6 +46,8 @@ def protocol_of(record: Mapping) -> dict:
         "dataset.noise": protocol.get("noise", str(_config(record, "dataset.noise") or 0)),
         "include_trivial": protocol.get("include_trivial", _config(record, "include_trivial")),
         "test presentation": (protocol.get("presentation_sha256") or {}).get("test"),
+        # best of several test shuffles (the released ATTOrderNet code's pick on test)
+        "test_shuffles": _config(record, "test_shuffles") or 1,
     }
 
 
