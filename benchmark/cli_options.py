@@ -67,6 +67,13 @@ def asks_for_help(argv: Sequence[str], usage: str, doc: str) -> bool:
     return True
 
 
+def error_lines(error: Exception) -> str:
+    """`error: ` and each line of the message, for stderr; an indented line is a hint to
+    the line above it (the layout a missing dataset should have), printed as it is."""
+    lines = str(error).splitlines()
+    return "\n".join(line if line[:1].isspace() else f"error: {line}" for line in lines)
+
+
 def report_error(tool: str, error: Exception) -> int:
     """Print `error` as one line on stderr and return EXIT_BAD_INPUT."""
     print(f"{tool}: error: {' '.join(str(error).split())}", file=sys.stderr)

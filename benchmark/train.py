@@ -23,6 +23,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
+from benchmark.cli_options import error_lines
 from benchmark.harness.checkpoint_io import (
     CheckpointWriteError,
 )
@@ -44,13 +45,16 @@ from benchmark.records.run_record import (
     read_run_record,
 )
 from data.errors import DataFormatError
+from data.readers.sources import DatasetNotFoundError
 
 log = logging.getLogger(__name__)
 # errors whose message says all (the key, file:line or run directory): one line, no traceback
 ONE_LINE_ERRORS = (
-    CheckpointWriteError, ConfigError, DataFormatError, NonFiniteError, ReadOnlyRunError,
-    RunConflictError, RunLockedError,
+    CheckpointWriteError, ConfigError, DataFormatError, DatasetNotFoundError, NonFiniteError,
+    ReadOnlyRunError, RunConflictError, RunLockedError,
 )
+# bad settings or input data, refused before any training: exit status 2 (the others 1)
+BAD_INPUT_ERRORS = (ConfigError, DataFormatError, DatasetNotFoundError)
 
 
 register_resolvers()
@@ -87,9 +91,8 @@ def main(cfg: DictConfig) -> None:
         record_failure(run_dir, error, [run_dir / f"{hydra_cfg.job.name}.log", *submitit_logs()])
         if not multirun:
             if isinstance(error, ONE_LINE_ERRORS):  # said in full in one line, no traceback
-                print("\n".join(f"error: {line}" for line in str(error).splitlines()),
-                      file=sys.stderr)
-                sys.exit(2 if isinstance(error, ConfigError) else 1)
+                print(error_lines(error), file=sys.stderr)
+                sys.exit(2 if isinstance(error, BAD_INPUT_ERRORS) else 1)
             raise
         log.exception("%s: run failed; the sweep goes on", run_dir)
         return

@@ -1,0 +1,200 @@
+"""Every error a user can meet is one line (`error: ...`) naming the file or the config
+key, raised before training where it can be known before (exit status 2 for bad input or
+settings), and nothing already computed is lost: missing or mis-laid data, settings out
+of range (seeds, model sizes, accelerator, variant, noise), full disks, damaged caches,
+records, checkpoints and vocabularies, and the arguments of the tools."""
+
+from __future__ import annotations
+
+import errno
+import runpy
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+from fixtures_data import small_jsonl_splits, write_jsonl_dataset
+from hydra.core.global_hydra import GlobalHydra
+from hydra.utils import instantiate
+from omegaconf import OmegaConf, open_dict
+
+from benchmark.harness.config import compose_config
+from benchmark.harness.config_check import ConfigError, check_config
+
+RUN = Path("synthetic/lstm_ptrnet/base/seed_0")
+RUN_OVERRIDES = ("dataset=synthetic", "+experiment=tiny")  # of the `run_dir` fixture
+
+
+def no_space(*args, **kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+# -- `benchmark.train` in this process: a refused launch takes a second, not a subprocess --
+@pytest.fixture
+def launch(tmp_path: Path, monkeypatch, capsys):
+    """`launch(*overrides)` -> (exit status, stderr) of `python -m benchmark.train` with
+    the runs under tmp_path/runs (its stdout: `launch.stdout`)."""
+
+    def run(*overrides: str) -> tuple[int, str]:
+        argv = ["benchmark.train", "logger=csv", *overrides, f"paths.runs={tmp_path / 'runs'}"]
+        monkeypatch.setattr(sys, "argv", argv)
+        try:
+            with warnings.catch_warnings():  # runpy: benchmark.train is imported already
+                warnings.simplefilter("ignore", RuntimeWarning)
+                runpy.run_module("benchmark.train", run_name="__main__")
+            status = 0
+        except SystemExit as exit:
+            status = exit.code
+        finally:
+            GlobalHydra.instance().clear()
+        captured = capsys.readouterr()
+        run.stdout = captured.out
+        return status, captured.err
+
+    return run
+
+
+def error_lines(stderr: str) -> list[str]:
+    """The `error:` lines of stderr; fails on a traceback."""
+    assert "Traceback" not in stderr, stderr[-3000:]
+    return [line for line in stderr.splitlines() if line.startswith("error:")]
+
+
+def check(overrides: list[str]) -> None:
+    """`check_config` as a run calls it."""
+    cfg = compose_config(["dataset=synthetic", "+experiment=tiny", *overrides],
+                         return_hydra_config=True)
+    with open_dict(cfg):
+        choices = cfg.pop("hydra").runtime.choices
+    check_config(cfg, overrides, compose_config, choices)
+
+
+def refused(overrides: list[str]) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        check(overrides)
+    return str(caught.value).splitlines()
+
+
+# -- data that is missing or mis-laid ------------------------------------------------------
+@pytest.fixture
+def jsonl_dir(tmp_path: Path) -> Path:
+    return write_jsonl_dataset(tmp_path / "jsonl", small_jsonl_splits())
+
+
+def test_a_missing_jsonl_split_is_one_line_with_status_2(launch, jsonl_dir: Path):
+    (jsonl_dir / "test.jsonl").unlink()
+    status, stderr = launch("dataset=jsonl", f"dataset.path={jsonl_dir}", "+experiment=tiny")
+    assert status == 2
+    assert error_lines(stderr) == [
+        f"error: {jsonl_dir} lacks test.jsonl (dataset.path): expected a directory containing "
+        'train.jsonl, valid.jsonl and test.jsonl, one JSON object per line: {"id": "doc-17", '
+        '"sentences": ["First.", "Second."], "meta": {...}}'
+    ]
+
+
+def test_a_missing_jsonl_folder_is_one_line_with_status_2(launch, tmp_path: Path):
+    status, stderr = launch("dataset=jsonl", f"dataset.path={tmp_path / 'none'}",
+                            "+experiment=tiny")
+    assert status == 2
+    [line] = error_lines(stderr)
+    assert line.startswith(f"error: dataset directory {tmp_path / 'none'} not found (dataset.path)")
+    assert not (tmp_path / "runs" / "jsonl" / "lstm_ptrnet" / "base" / "seed_0" / "vocab.json"
+                ).exists()
+
+
+@pytest.mark.parametrize(("dataset", "problem"), [
+    ("nips", "error: nips: {path} is not a folder"),
+    ("accident", "error: accident: {path}/train is not a folder (folders there: none; name "
+                 "others with dataset.reader.train_folder / test_folder)"),
+])
+def test_a_published_corpus_not_found_is_one_error_line_and_its_layout(
+    launch, tmp_path: Path, dataset: str, problem: str
+):
+    path = tmp_path / "empty"
+    path.mkdir()
+    if dataset == "nips":
+        path = tmp_path / "nonexistent"
+    status, stderr = launch(f"dataset={dataset}", f"dataset.path={path}", "+experiment=tiny")
+    assert status == 2
+    assert error_lines(stderr) == [problem.format(path=path)]
+    hints = stderr[stderr.index("error:"):].splitlines()[1:4]
+    assert [line.split(":")[0] for line in hints] == [
+        "  expected layout under dataset.path", "  published", "  then run with dataset=" + dataset
+        + " dataset.path=/path/to/" + dataset,
+    ]
+
+
+def test_a_hub_dataset_that_cannot_be_loaded_offline_is_one_line(launch, monkeypatch):
+    import datasets
+
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_OFFLINE", True)
+    status, stderr = launch("dataset=hf", "dataset.path=nosuchuser/nosuchdataset",
+                            "+experiment=tiny")
+    assert status == 2
+    [line] = error_lines(stderr)
+    assert line.startswith("error: hf: cannot load 'nosuchuser/nosuchdataset'")
+
+
+def test_a_configuration_name_the_dataset_lacks_is_named(jsonl_dir: Path):
+    from data.readers.hf import HFReader
+    from data.readers.sources import DatasetNotFoundError
+
+    with pytest.raises(DatasetNotFoundError, match=r"dataset.reader.name='bogus'.*BuilderConfig"):
+        HFReader(str(jsonl_dir), name="bogus").read_splits()
+
+
+def test_prepare_says_missing_data_in_one_line(tmp_path: Path, capsys):
+    from benchmark.prepare_data import main
+
+    with pytest.raises(SystemExit) as exit:
+        main(["dataset=nips", f"dataset.path={tmp_path / 'absent'}"])
+    assert exit.value.code == 2
+    assert error_lines(capsys.readouterr().err) == [f"error: nips: {tmp_path / 'absent'} is not "
+                                                    "a folder"]
+
+
+# -- settings out of range: refused by the config check, naming the key ---------------------
+# -- full disks ----------------------------------------------------------------------------
+# -- the processed-data cache ----------------------------------------------------------------
+def make_dm(cache: Path):
+    from data.datamodule import OrderingDataModule
+    from data.readers.synthetic import SyntheticReader
+
+    dm = OrderingDataModule(reader=SyntheticReader(n_train=40, n_valid=10, n_test=12),
+                            name="toy", batch_size=8, cache_dir=str(cache))
+    dm.setup()
+    return dm
+
+
+def truncate(path: Path, keep: float = 0.5) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: int(len(data) * keep)])
+
+
+# -- a finished run's files: record, checkpoint, vocabulary -------------------------------------
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    """A finished run as `benchmark.train` leaves it, its model untrained (no training)."""
+    from benchmark.harness.net_factory import build_net
+    from benchmark.harness.run_plan import comparable_config
+    from benchmark.records.run_record import write_run_record
+    from data.processing import process
+
+    cfg = compose_config(["logger=csv", *RUN_OVERRIDES, f"paths.runs={tmp_path / 'runs'}"])
+    run_dir = tmp_path / "runs" / RUN
+    (run_dir / ".hydra").mkdir(parents=True)
+    (run_dir / ".hydra" / "config.yaml").write_text(OmegaConf.to_yaml(cfg))
+    vocab = process(instantiate(cfg.dataset.reader).read_splits()).vocab
+    (run_dir / "vocab.json").write_text(vocab.to_json())
+    net = build_net(cfg, len(vocab), None)
+    (run_dir / "checkpoints").mkdir()
+    torch.save({"state_dict": {f"net.{k}": v for k, v in net.state_dict().items()},
+                "epoch": 0, "global_step": 1}, run_dir / "checkpoints" / "best.ckpt")
+    write_run_record(run_dir, {"config": comparable_config(cfg), "split": {"test": {}}})
+    return run_dir
+
+
+# -- sweeps --------------------------------------------------------------------------------
+# -- slow: real trainings --------------------------------------------------------------------
