@@ -156,6 +156,50 @@ def test_prepare_says_missing_data_in_one_line(tmp_path: Path, capsys):
 
 
 # -- settings out of range: refused by the config check, naming the key ---------------------
+def test_dataset_noise_out_of_range_is_one_line_from_the_config_check(launch):
+    [line] = refused(["dataset.noise=2"])
+    assert line.startswith("dataset.noise must be one of 0, 1, 0/1") and line.endswith("got 2")
+    status, stderr = launch("dataset=synthetic", "+experiment=tiny", "dataset.noise=2")
+    assert status == 2 and error_lines(stderr) == [f"error: {line}"]
+
+
+@pytest.mark.parametrize("key", ["seed", "protocol_seed"])
+def test_seeds_beyond_32_bits_are_refused_before_anything_is_made(launch, tmp_path: Path, key):
+    assert refused([f"{key}=4294967296"]) == [
+        f"{key}: expected an integer below 2**32 (4294967296), got 4294967296"
+    ]
+    check([f"{key}=4294967295"])
+    status, stderr = launch("dataset=synthetic", "+experiment=tiny", f"{key}=4294967296")
+    assert status == 2
+    assert error_lines(stderr) == [
+        f"error: {key}: expected an integer below 2**32 (4294967296), got 4294967296"
+    ]
+    runs = tmp_path / "runs"
+    assert not list(runs.rglob("vocab.json")) and not list(runs.rglob("checkpoints"))
+
+
+def test_a_gpu_trainer_without_a_gpu_is_refused_naming_the_accelerator(launch, monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    message = ("trainer.accelerator: gpu, but PyTorch sees no GPU on this machine "
+               "(torch.cuda.is_available() is false); use trainer=cpu")
+    assert refused(["trainer=gpu"]) == [message]
+    status, stderr = launch("dataset=synthetic", "+experiment=tiny", "trainer=gpu")
+    assert status == 2 and error_lines(stderr) == [f"error: {message}"]
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    check(["trainer=gpu"])
+
+
+@pytest.mark.parametrize("variant", ["''", "' '", "a/b", "..", ".", "null"])
+def test_an_empty_or_unsafe_variant_is_refused(variant: str):
+    [line] = refused([f"variant={variant}"])
+    assert line.startswith("variant: must be one folder name")
+
+
+def test_a_plain_variant_passes():
+    check(["variant=fold3"])
+    check(["variant=repro_e60.v2"])
+
+
 # -- full disks ----------------------------------------------------------------------------
 # -- the processed-data cache ----------------------------------------------------------------
 def make_dm(cache: Path):

@@ -29,6 +29,7 @@ from hydra.utils import get_object
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from benchmark.harness.resolvers import GPU_ACCELERATORS
 from data.noise import noise_setting
 
 _ABSENT = object()
@@ -214,7 +215,7 @@ def check_config(
     """ConfigError listing every problem of `cfg` (its command-line `overrides` too, when
     `compose` is given; `choices`: the run's config groups, `hydra.runtime.choices`),
     before anything is trained."""
-    problems = value_problems(cfg)
+    problems = value_problems(cfg) + run_setting_problems(cfg)
     if compose is not None:
         problems += key_problems(cfg, overrides, compose, choices)
     if problems:
@@ -234,3 +235,65 @@ def check_scorable_splits(dataset: str, documents: dict, include_trivial: bool,
                 f"dataset {dataset!r}, split {split!r}: all {len(docs)} documents have one "
                 "sentence, so no figure can be computed (include_trivial=true counts them)"
             )
+
+
+# -- settings whose range SETTINGS cannot say: seeds' upper bound, the accelerator, the
+# variant's folder name -------------------------------------------------------------------
+SEED_KEYS = ("seed", "protocol_seed")
+SEED_LIMIT = 2**32  # numpy (so Lightning's seed_everything) takes seeds below 2**32
+
+
+def _value_or_absent(cfg: DictConfig, key: str):
+    """The value of `key`, or _ABSENT where it is missing or does not resolve (said by
+    `value_problems`)."""
+    try:
+        return _select(cfg, key)
+    except OmegaConfBaseException:
+        return _ABSENT
+
+
+def seed_problems(cfg: DictConfig) -> list[str]:
+    """`seed` and `protocol_seed` at or above 2**32 (their type and lower bound: SETTINGS)."""
+    problems = []
+    for key in SEED_KEYS:
+        value = _value_or_absent(cfg, key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= SEED_LIMIT:
+            problems.append(f"{key}: expected an integer below 2**32 ({SEED_LIMIT}), got {value}")
+    return problems
+
+
+def accelerator_problems(cfg: DictConfig) -> list[str]:
+    """A GPU trainer (`trainer=gpu`, `ddp`) on a machine where PyTorch sees no GPU."""
+    accelerator = _value_or_absent(cfg, "trainer.accelerator")
+    if accelerator not in GPU_ACCELERATORS:
+        return []
+    import torch  # here only: the check of a CPU run needs no torch
+
+    if torch.cuda.is_available():
+        return []
+    return [
+        f"trainer.accelerator: {accelerator}, but PyTorch sees no GPU on this machine "
+        "(torch.cuda.is_available() is false); use trainer=cpu"
+    ]
+
+
+def variant_problems(cfg: DictConfig) -> list[str]:
+    """`variant` is one folder of the run directory: not empty or blank, no path separator,
+    not `.` or `..`, no surrounding spaces or unprintable characters."""
+    value = _value_or_absent(cfg, "variant")
+    if value is _ABSENT:
+        return []
+    text = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else ""
+    if text.strip() == text and text not in ("", ".", "..") and not any(
+        c in "/\\" or not c.isprintable() for c in text
+    ):
+        return []
+    return [
+        "variant: must be one folder name of the run directory (not empty, no '/', not '.' "
+        f"or '..'), got {value!r}"
+    ]
+
+
+def run_setting_problems(cfg: DictConfig) -> list[str]:
+    """One line per problem of `seed_problems`, `accelerator_problems`, `variant_problems`."""
+    return seed_problems(cfg) + accelerator_problems(cfg) + variant_problems(cfg)

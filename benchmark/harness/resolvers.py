@@ -17,6 +17,8 @@ The noise setting (`dataset.noise`, DESIGN section 4; `conf/config.yaml`):
 
 from __future__ import annotations
 
+import re
+
 from omegaconf import OmegaConf
 
 from data.noise import has_noise, noise_label
@@ -40,6 +42,17 @@ def gpus_per_node(accelerator: str, devices) -> int | None:
     return tasks_per_node(devices) if accelerator in GPU_ACCELERATORS else None
 
 
+def run_dir_noise_label(dataset: str, noise) -> str:
+    """`noise_label` for the run directory (`paths.dataset`). A value that is no noise
+    setting still gives a name (`<dataset>_noise<value>`), so that Hydra can make the run
+    directory and the config check refuses `dataset.noise` in one line, where a resolver's
+    error would end Hydra with a traceback."""
+    try:
+        return noise_label(dataset, noise)
+    except ValueError:
+        return f"{dataset}_noise{re.sub(r'[^A-Za-z0-9.-]+', '-', str(noise))}"
+
+
 def selection_metric(noise) -> str:
     """`val/tau`; with distractors `val/pm_f`: tau only counts the documents whose kept
     sentences are exactly the gold ones (NaN while there is none), pm_f counts every
@@ -57,7 +70,7 @@ def register_resolvers() -> None:
     for name, resolver in (
         ("tasks_per_node", tasks_per_node),
         ("gpus_per_node", gpus_per_node),
-        ("noise_label", noise_label),
+        ("noise_label", run_dir_noise_label),
         ("selection_metric", selection_metric),
         ("cache_dir", cache_dir),
     ):
