@@ -178,6 +178,54 @@ def test_seeds_beyond_32_bits_are_refused_before_anything_is_made(launch, tmp_pa
     assert not list(runs.rglob("vocab.json")) and not list(runs.rglob("checkpoints"))
 
 
+@pytest.mark.parametrize(("overrides", "message"), [
+    (["model.net.dropout=1.0"], "model.net.dropout: expected a number in [0, 1), got 1.0"),
+    (["model.net.dropout=-0.1"], "model.net.dropout: expected a number in [0, 1), got -0.1"),
+    (["+model.net.word_dropout=1.5"],
+     "model.net.word_dropout: expected a number in [0, 1), got 1.5"),
+    (["model.net.hidden_dim=-3"], "model.net.hidden_dim: expected an integer >= 1, got -3"),
+    (["model.net.hidden_dim=abc"], "model.net.hidden_dim: expected an integer >= 1, got 'abc'"),
+    (["+model.net.attention_dim=0"],
+     "model.net.attention_dim: expected an integer >= 1, got 0"),
+    (["model=han", "model.net.heads=7"],
+     "model.net.heads: must divide model.net.hidden_dim (64), got 7"),
+    (["model=han", "model.net.num_blocks=0"],
+     "model.net.num_blocks: expected an integer >= 1, got 0"),
+    (["model=attordernet", "model.net.hidden_dim=60"],
+     "model.net.heads: must divide model.net.hidden_dim (60), got 8"),
+    (["model=attordernet_att", "model.net.sentence_heads=3"],
+     "model.net.sentence_heads: must divide model.net.embedding_dim (40), got 3"),
+    (["model=cnn_ptrnet", "model.net.filter_width=[3,0]"],
+     "model.net.filter_width: expected an integer >= 1, got [3, 0]"),
+])
+def test_model_settings_out_of_range_name_the_full_key(overrides: list[str], message: str):
+    assert refused(overrides) == [message]
+
+
+def test_model_settings_in_range_pass():
+    check(["model.net.dropout=0.0", "+model.net.attention_dim=null"])
+    check(["model=han", "model.net.heads=8"])
+    check(["model=cnn_ptrnet", "model.net.filter_width=[3,4]"])
+    check(["model=random"])
+
+
+def test_a_preset_refuses_the_same_settings_when_built():
+    from models.hyperparameters import SettingError
+    from models.presets import han, lstm_ptrnet
+
+    with pytest.raises(SettingError, match=r"^dropout: expected a number in \[0, 1\), got 1.0$"):
+        lstm_ptrnet(20, hidden_dim=8, dropout=1.0)
+    with pytest.raises(SettingError, match=r"^heads: must divide hidden_dim \(16\), got 3$"):
+        han(20, hidden_dim=16, heads=3)
+
+
+def test_model_settings_are_refused_before_any_data_is_read(launch, tmp_path: Path):
+    status, stderr = launch("dataset=jsonl", f"dataset.path={tmp_path / 'none'}",
+                            "+experiment=tiny", "model.net.dropout=1.0")
+    assert status == 2
+    assert error_lines(stderr) == ["error: model.net.dropout: expected a number in [0, 1), got 1.0"]
+
+
 def test_a_gpu_trainer_without_a_gpu_is_refused_naming_the_accelerator(launch, monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     message = ("trainer.accelerator: gpu, but PyTorch sees no GPU on this machine "

@@ -10,6 +10,9 @@
   (Hydra's `hydra.runtime.choices`), also one from a folder on the command line's
   `hydra.searchpath`; that search path is handed on to the second composition
   (`searchpath_overrides`);
+- `run_setting_problems`: seeds below 2**32, a GPU trainer only where PyTorch sees a GPU,
+  `variant` one folder name, and the `model.net` settings within the ranges their preset
+  takes (`models.hyperparameters`, the one place those ranges are written);
 - `check_scorable_splits`: once the data is loaded, a valid or test split where no document
   can be scored (all of one sentence, left out by the trivial policy) would give NaN
   figures and select an arbitrary checkpoint.
@@ -294,6 +297,37 @@ def variant_problems(cfg: DictConfig) -> list[str]:
     ]
 
 
+def model_problems(cfg: DictConfig) -> list[str]:
+    """`model.net` settings out of the range its preset takes, each naming its full key
+    (`model.net.dropout`). The ranges are the preset's own (`setting_problems` of every
+    registered preset, `models.hyperparameters`); a key taking its value from another
+    (`${model.embedding_dim}`) is checked there, and only counts for what it must divide."""
+    net = _value_or_absent(cfg, "model.net")
+    target = net.get("_target_") if isinstance(net, DictConfig) else None
+    try:
+        check = getattr(get_object(target), "setting_problems", None) if target else None
+    except (ImportError, AttributeError, ValueError):
+        return []  # an unknown target: said when Hydra instantiates it
+    if check is None:
+        return []
+    settings, copied = {}, set()
+    for key in net:
+        value = _value_or_absent(cfg, f"model.net.{key}")
+        if key in _HYDRA_ARGS or value is _ABSENT:
+            continue
+        try:
+            settings[key] = OmegaConf.to_container(value, resolve=True) \
+                if OmegaConf.is_config(value) else value
+        except OmegaConfBaseException:
+            continue  # said by Hydra when it instantiates the node
+        if _interpolated(cfg, f"model.net.{key}"):
+            copied.add(f"model.net.{key}:")
+    return [line for line in check(settings, prefix="model.net.")
+            if not line.startswith(tuple(copied))]
+
+
 def run_setting_problems(cfg: DictConfig) -> list[str]:
-    """One line per problem of `seed_problems`, `accelerator_problems`, `variant_problems`."""
-    return seed_problems(cfg) + accelerator_problems(cfg) + variant_problems(cfg)
+    """One line per problem of `seed_problems`, `accelerator_problems`, `variant_problems`
+    and `model_problems`."""
+    return seed_problems(cfg) + accelerator_problems(cfg) + variant_problems(cfg) \
+        + model_problems(cfg)

@@ -25,6 +25,7 @@ from models.word_embedding import WordEmbedding
 # a small paragraph encoder and decoder for the tests (vocabulary of 30 word ids)
 TINY = dict(hidden_dim=16, ff_dim=24)
 TOY = dict(hidden_dim=32, ff_dim=64, dropout=0.0)
+HEADS_DIVIDE = (("heads", "hidden_dim"),)  # paragraph attention (models.hyperparameters)
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,7 @@ def takes_settings(function: Callable) -> Callable:
     toy_lr=5e-3,
     colour="#2ca02c",
     order_free=True,
+    divides=HEADS_DIVIDE,
 )
 @takes_settings
 def attordernet(
@@ -134,6 +136,7 @@ def attordernet(
     toy_lr=5e-3,
     colour="#d62728",
     order_free=True,
+    divides=(*HEADS_DIVIDE, ("sentence_heads", "embedding_dim")),
 )
 @takes_settings
 def attordernet_att(
@@ -170,6 +173,7 @@ def attordernet_att(
     toy_lr=5e-3,
     colour="#9467bd",
     order_free=True,
+    divides=HEADS_DIVIDE,
 )
 @takes_settings
 def attordernet_cnn(
