@@ -39,6 +39,7 @@ from benchmark.harness.run_plan import (
     RunConflictError,
     plan_run,
 )
+from benchmark.records.atomic_io import FileWriteError
 from benchmark.records.failure import clear_failure, write_failure
 from benchmark.records.json_values import dumps
 from benchmark.records.run_record import (
@@ -50,8 +51,8 @@ from data.readers.sources import DatasetNotFoundError
 log = logging.getLogger(__name__)
 # errors whose message says all (the key, file:line or run directory): one line, no traceback
 ONE_LINE_ERRORS = (
-    CheckpointWriteError, ConfigError, DataFormatError, DatasetNotFoundError, NonFiniteError,
-    ReadOnlyRunError, RunConflictError, RunLockedError,
+    CheckpointWriteError, ConfigError, DataFormatError, DatasetNotFoundError, FileWriteError,
+    NonFiniteError, ReadOnlyRunError, RunConflictError, RunLockedError,
 )
 # bad settings or input data, refused before any training: exit status 2 (the others 1)
 BAD_INPUT_ERRORS = (ConfigError, DataFormatError, DatasetNotFoundError)

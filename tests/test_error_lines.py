@@ -7,6 +7,7 @@ records, checkpoints and vocabularies, and the arguments of the tools."""
 from __future__ import annotations
 
 import errno
+import json
 import runpy
 import sys
 import warnings
@@ -249,6 +250,36 @@ def test_a_plain_variant_passes():
 
 
 # -- full disks ----------------------------------------------------------------------------
+def test_a_full_disk_names_the_file_that_was_not_written(tmp_path: Path, monkeypatch):
+    import os
+
+    from benchmark.records.atomic_io import FileWriteError, atomic_write_text
+    from benchmark.train import ONE_LINE_ERRORS
+
+    atomic_write_text(tmp_path / "metrics.json", "{}\n")
+    monkeypatch.setattr(os, "fsync", no_space)
+    with pytest.raises(FileWriteError) as caught:
+        atomic_write_text(tmp_path / "metrics.json", '{"new": 1}\n')
+    assert str(caught.value) == (
+        f"{tmp_path / 'metrics.json'}: not written (No space left on device)"
+    )
+    assert caught.value.errno == errno.ENOSPC and isinstance(caught.value, ONE_LINE_ERRORS)
+    monkeypatch.undo()
+    assert (tmp_path / "metrics.json").read_text() == "{}\n"  # the old file, whole
+    assert [p.name for p in tmp_path.iterdir()] == ["metrics.json"]
+
+
+def test_a_checkpoint_on_a_full_disk_still_says_why(tmp_path: Path, monkeypatch):
+    import os
+
+    from benchmark.harness.checkpoint_io import AtomicCheckpointIO, CheckpointWriteError
+
+    monkeypatch.setattr(os, "fsync", no_space)
+    with pytest.raises(CheckpointWriteError, match=r"last\.ckpt: checkpoint not saved \(No space "
+                                                   r"left on device\); the last\.ckpt"):
+        AtomicCheckpointIO().save_checkpoint({"epoch": 0}, tmp_path / "last.ckpt")
+
+
 # -- the processed-data cache ----------------------------------------------------------------
 def make_dm(cache: Path):
     from data.datamodule import OrderingDataModule
@@ -290,3 +321,31 @@ def run_dir(tmp_path: Path) -> Path:
 
 # -- sweeps --------------------------------------------------------------------------------
 # -- slow: real trainings --------------------------------------------------------------------
+@pytest.mark.slow
+def test_a_full_disk_after_test_names_the_file_and_a_relaunch_only_tests(tmp_path: Path):
+    import subprocess
+
+    from fixtures_sweep import ROOT, TINY_LSTM, cli_env
+
+    full = ("import errno, runpy, sys; import benchmark.records.predictions as p\n"
+            "def full(path, text):\n"
+            "    raise OSError(errno.ENOSPC, 'No space left on device')\n"
+            "from benchmark.records.atomic_io import atomic_write_bytes\n"
+            "p.atomic_write_text = lambda path, text: atomic_write_bytes(path, lambda h: "
+            "full(path, text))\n"
+            "sys.argv[0] = 'benchmark.train'\n"
+            "runpy.run_module('benchmark.train', run_name='__main__', alter_sys=True)\n")
+    args = [*TINY_LSTM, f"paths.runs={tmp_path}"]
+    failed = subprocess.run([sys.executable, "-c", full, *args], cwd=ROOT, env=cli_env(tmp_path),
+                            capture_output=True, text=True, timeout=600)
+    predictions = tmp_path / RUN / "predictions.jsonl"
+    assert failed.returncode == 1
+    assert error_lines(failed.stderr)[-1] == (
+        f"error: {predictions}: not written (No space left on device)")
+    assert (tmp_path / RUN / "checkpoints" / "best.ckpt").is_file()
+    again = subprocess.run([sys.executable, "-m", "benchmark.train", *args], cwd=ROOT,
+                           env=cli_env(tmp_path), capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert predictions.is_file()
+    record = json.loads((tmp_path / RUN / "metrics.json").read_text())
+    assert record["epochs"] == 2  # trained once: the relaunch resumed after the last epoch
