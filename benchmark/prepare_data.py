@@ -29,6 +29,10 @@ def main(overrides: list[str]) -> None:
     except (DatasetNotFoundError, DataFormatError) as error:  # missing, mis-laid or malformed
         print(error_lines(error), file=sys.stderr)
         raise SystemExit(2) from None
+    if datamodule.cache_path is None:  # the warning above names the file not written
+        print(f"error: {cfg.dataset.name}: the processed data could not be cached",
+              file=sys.stderr)
+        raise SystemExit(1)
     datamodule.setup("fit")
     stats = {"dataset": cfg.dataset.name, **datamodule.stats()}
     encoder = getattr(build_task(cfg, datamodule).net, "sentence_encoder", None)

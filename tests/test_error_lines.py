@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 import runpy
 import sys
 import warnings
@@ -294,6 +295,63 @@ def make_dm(cache: Path):
 def truncate(path: Path, keep: float = 0.5) -> None:
     data = path.read_bytes()
     path.write_bytes(data[: int(len(data) * keep)])
+
+
+@pytest.mark.parametrize("damage", ["truncated split", "missing split", "bad vocabulary",
+                                    "lost documents"])
+def test_a_damaged_cache_entry_is_removed_with_a_warning_and_rebuilt(
+    tmp_path: Path, caplog, damage: str
+):
+    first = make_dm(tmp_path / "cache")
+    entry = first.cache_path
+    arrow = next(entry.glob("splits/train/*.arrow"))
+    if damage == "truncated split":
+        truncate(arrow)
+    elif damage == "missing split":
+        arrow.unlink()
+    elif damage == "bad vocabulary":
+        (entry / "vocab.json").write_text('{"itos": ["<pad>", "<unk>", ')
+    else:  # a whole, readable split of fewer documents than were saved
+        manifest = json.loads((entry / "manifest.json").read_text())
+        manifest["n_docs"]["train"] += 1
+        (entry / "manifest.json").write_text(json.dumps(manifest))
+    caplog.set_level(logging.INFO, logger="data.cache")
+    second = make_dm(tmp_path / "cache")
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and warnings[0].startswith(f"{entry}: damaged processed-data cache")
+    assert warnings[0].endswith("removed; building it again")
+    assert not second.loaded_from_cache and second.documents == first.documents
+    assert make_dm(tmp_path / "cache").loaded_from_cache  # whole again
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == [entry.name]
+
+
+def test_a_full_disk_while_caching_names_the_file_and_keeps_the_data(
+    tmp_path: Path, monkeypatch, caplog
+):
+    from data.vocab import Vocab
+
+    monkeypatch.setattr(Vocab, "save", no_space)
+    dm = make_dm(tmp_path / "cache")
+    assert dm.cache_path is None and not dm.loaded_from_cache and len(dm.documents["train"]) == 40
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warning.startswith(str(tmp_path / "cache"))
+    assert "/vocab.json: processed-data cache not written (No space left on device)" in warning
+    assert warning.endswith("going on without it")
+    assert list((tmp_path / "cache").iterdir()) == []  # no half-written entry
+
+
+def test_prepare_fails_when_it_cannot_cache(tmp_path: Path, monkeypatch, capsys):
+    from benchmark.prepare_data import main
+    from data.vocab import Vocab
+
+    monkeypatch.setattr(Vocab, "save", no_space)
+    with pytest.raises(SystemExit) as exit:
+        main(["dataset=synthetic", "model.embeddings=null",
+              f"+dataset.datamodule.cache_dir={tmp_path / 'cache'}"])
+    assert exit.value.code == 1
+    assert error_lines(capsys.readouterr().err) == [
+        "error: synthetic: the processed data could not be cached"
+    ]
 
 
 # -- a finished run's files: record, checkpoint, vocabulary -------------------------------------
