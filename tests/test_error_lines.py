@@ -377,6 +377,28 @@ def run_dir(tmp_path: Path) -> Path:
     return run_dir
 
 
+def test_a_malformed_run_record_is_one_line_saying_how_to_go_on(run_dir: Path, launch):
+    from benchmark.harness.run_plan import RunConflictError, plan_run
+
+    cfg = OmegaConf.load(run_dir / ".hydra" / "config.yaml")
+    assert plan_run(run_dir, cfg).action == "skip"
+    (run_dir / "metrics.json").write_text('{"config": {"seed": 0,')
+    with pytest.raises(RunConflictError) as caught:
+        plan_run(run_dir, cfg)
+    message = str(caught.value)
+    assert message.startswith(f"{run_dir / 'metrics.json'}:1: malformed run record")
+    assert message.endswith("delete it to run again (resumed from the checkpoints, if any), or "
+                            "pass rerun=true to train from scratch")
+    (run_dir / "metrics.json").write_text("[]")
+    with pytest.raises(RunConflictError, match="metrics.json: not a run record"):
+        plan_run(run_dir, cfg)
+    status, stderr = launch(*RUN_OVERRIDES)
+    assert status == 1 and error_lines(stderr) == [
+        f"error: {run_dir / 'metrics.json'}: not a run record (no config); delete it to run "
+        "again (resumed from the checkpoints, if any), or pass rerun=true to train from scratch"
+    ]
+
+
 # -- sweeps --------------------------------------------------------------------------------
 # -- slow: real trainings --------------------------------------------------------------------
 @pytest.mark.slow

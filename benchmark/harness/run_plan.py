@@ -65,6 +65,21 @@ def _conflict(path: Path, old: dict, new: dict) -> RunConflictError | None:
     )
 
 
+def _recorded_config(run_dir: Path) -> dict:
+    """The config in a run's `metrics.json`; a malformed record is a RunConflictError
+    naming it and what to do."""
+    path = Path(run_dir) / RECORD_NAME
+    remedy = ("delete it to run again (resumed from the checkpoints, if any), or pass "
+              "rerun=true to train from scratch")
+    try:
+        record = read_run_record(run_dir)
+    except (OSError, ValueError) as error:
+        raise RunConflictError(f"{error}; {remedy}") from None
+    if not isinstance(record, dict) or not isinstance(record.get("config"), dict):
+        raise RunConflictError(f"{path}: not a run record (no config); {remedy}")
+    return record["config"]
+
+
 def finished_with(run_dir: Path, cfg: DictConfig) -> bool:
     """Whether `run_dir` holds a finished run of `cfg` (the **skip** of `plan_run`), read
     from `metrics.json` alone (no checkpoint is opened): the sweep launcher submits no job
@@ -72,7 +87,7 @@ def finished_with(run_dir: Path, cfg: DictConfig) -> bool:
     record = Path(run_dir) / RECORD_NAME
     if cfg.get("rerun", False) or not record.is_file():
         return False
-    conflict = _conflict(record, read_run_record(run_dir)["config"], comparable_config(cfg))
+    conflict = _conflict(record, _recorded_config(run_dir), comparable_config(cfg))
     if conflict:
         raise conflict
     return True
