@@ -28,8 +28,9 @@ def parse_key_values(
         given = OmegaConf.to_container(OmegaConf.from_dotlist(list(argv)))
     except OmegaConfBaseException as error:
         raise UsageError(f"{' '.join(str(error).split())}; usage: {usage}") from None
-    for key, value in given.items():
-        args[key] = _text(value)
+    raw = dict(arg.partition("=")[::2] for arg in argv)
+    for key, value in given.items():  # a list or mapping is YAML's reading of a name: `-`
+        args[key] = raw[key] if isinstance(value, (list, dict)) else _text(value)
     if missing := [key for key in required if not args[key]]:
         raise UsageError(f"missing {' and '.join(missing)}; usage: {usage}")
     return args

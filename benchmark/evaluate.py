@@ -42,7 +42,7 @@ from benchmark.cli_options import (
 )
 from benchmark.harness.lit_module import OrderingTask
 from benchmark.harness.run import build_datamodule, build_task, dataset_noise
-from benchmark.harness.trained_run import CHECKPOINT_PATH, CONFIG_PATH, RunError
+from benchmark.harness.trained_run import CHECKPOINT_PATH, CONFIG_PATH, RunError, load_weights
 from benchmark.metrics.corpus import score_records, summarise
 from benchmark.metrics.discrimination import MAX_PERMUTATIONS, discrimination_records
 from benchmark.records.prediction_records import records_from_batch
@@ -99,7 +99,7 @@ def load_run(run_dir: Path) -> tuple[DictConfig, object, OrderingTask]:
         checkpoint = run_dir / CHECKPOINT_PATH
         if not checkpoint.is_file():
             raise RunError(f"{run_dir}: no checkpoint ({CHECKPOINT_PATH})")
-        state = torch.load(checkpoint, map_location="cpu", weights_only=True)["state_dict"]
+        state = load_weights(checkpoint)
         try:
             task.load_state_dict(state)
         except RuntimeError as error:

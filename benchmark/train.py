@@ -39,6 +39,7 @@ from benchmark.harness.run_plan import (
     RunConflictError,
     plan_run,
 )
+from benchmark.harness.trained_run import damaged_checkpoint
 from benchmark.records.atomic_io import FileWriteError
 from benchmark.records.failure import clear_failure, write_failure
 from benchmark.records.json_values import dumps
@@ -82,6 +83,9 @@ def main(cfg: DictConfig) -> None:
         plan = plan_run(run_dir, cfg)
         if plan.action == "skip":
             log.info("%s: finished with this config, skipped (rerun=true trains it again)", run_dir)
+            if damaged := damaged_checkpoint(run_dir):
+                log.warning("%s; metrics.json stands, but evaluate and predict need the "
+                            "checkpoint: pass rerun=true to train the run again", damaged)
             record = read_run_record(run_dir)
         elif read_only is not None:
             raise read_only

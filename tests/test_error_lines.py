@@ -7,6 +7,7 @@ records, checkpoints and vocabularies, and the arguments of the tools."""
 from __future__ import annotations
 
 import errno
+import io
 import json
 import logging
 import runpy
@@ -41,6 +42,9 @@ def launch(tmp_path: Path, monkeypatch, capsys):
     def run(*overrides: str) -> tuple[int, str]:
         argv = ["benchmark.train", "logger=csv", *overrides, f"paths.runs={tmp_path / 'runs'}"]
         monkeypatch.setattr(sys, "argv", argv)
+        root = logging.getLogger()  # Hydra's handlers write to this test's captured streams
+        monkeypatch.setattr(root, "handlers", list(root.handlers))
+        monkeypatch.setattr(root, "level", root.level)
         try:
             with warnings.catch_warnings():  # runpy: benchmark.train is imported already
                 warnings.simplefilter("ignore", RuntimeWarning)
@@ -397,6 +401,83 @@ def test_a_malformed_run_record_is_one_line_saying_how_to_go_on(run_dir: Path, l
         f"error: {run_dir / 'metrics.json'}: not a run record (no config); delete it to run "
         "again (resumed from the checkpoints, if any), or pass rerun=true to train from scratch"
     ]
+
+
+def test_a_damaged_checkpoint_is_one_line_in_evaluate_and_predict(run_dir: Path, tmp_path,
+                                                                    capsys):
+    from benchmark.evaluate import main as evaluate
+    from benchmark.predict import main as predict
+
+    best = run_dir / "checkpoints" / "best.ckpt"
+    truncate(best, 0.3)
+    text = tmp_path / "in.txt"
+    text.write_text("The first one.\nThe second one.\n")
+    assert evaluate([f"run={run_dir}", "task=order"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"benchmark.evaluate: error: {best}: damaged checkpoint (")
+    assert err.count("\n") == 1 and "rerun=true" in err
+    assert predict([f"run={run_dir}", f"input={text}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"benchmark.predict: error: {best}: damaged checkpoint (")
+    assert err.count("\n") == 1
+
+
+def test_a_relaunch_of_a_finished_run_warns_of_its_damaged_checkpoint(run_dir: Path, launch,
+                                                                       capsys):
+    from benchmark.harness.trained_run import damaged_checkpoint
+
+    best = run_dir / "checkpoints" / "best.ckpt"
+    assert damaged_checkpoint(run_dir) is None
+    truncate(best, 0.9)
+    assert damaged_checkpoint(run_dir).startswith(f"{best}: damaged checkpoint (")
+    status, stderr = launch(*RUN_OVERRIDES)
+    assert status == 0 and error_lines(stderr) == []
+    warnings = [line for line in launch.stdout.splitlines() if "damaged checkpoint" in line]
+    assert len(warnings) == 1 and f"[WARNING] - {best}: damaged checkpoint (" in warnings[0]
+    assert warnings[0].endswith("pass rerun=true to train the run again")
+
+
+def test_a_resume_past_a_damaged_best_checkpoint_is_refused_in_one_line(run_dir: Path, launch):
+    from benchmark.harness.run_plan import RunConflictError, comparable_config, plan_run
+
+    folder = run_dir / "checkpoints"
+    (folder / "last.ckpt").write_bytes((folder / "best.ckpt").read_bytes())
+    cfg = OmegaConf.load(run_dir / ".hydra" / "config.yaml")
+    (folder / "resume.json").write_text(json.dumps({"config": comparable_config(cfg),
+                                                    "wandb_id": "x"}))
+    (run_dir / "metrics.json").unlink()  # the run was stopped before its record
+    assert plan_run(run_dir, cfg).action == "resume"
+    truncate(folder / "best.ckpt")
+    with pytest.raises(RunConflictError) as caught:
+        plan_run(run_dir, cfg)
+    assert str(caught.value).startswith(f"{folder / 'best.ckpt'}: damaged checkpoint (")
+    status, stderr = launch(*RUN_OVERRIDES)
+    assert status == 1 and len(error_lines(stderr)) == 1
+    assert error_lines(stderr)[0].endswith(
+        "the model selected on valid is lost; pass rerun=true to train the run again")
+
+
+def test_a_corrupt_vocabulary_is_one_line_in_predict(run_dir: Path, tmp_path: Path, capsys):
+    from benchmark.predict import main as predict
+
+    (run_dir / "vocab.json").write_text('{"itos": ["<pad>", "<u')
+    text = tmp_path / "in.txt"
+    text.write_text("The first one.\nThe second one.\n")
+    assert predict([f"run={run_dir}", f"input={text}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"benchmark.predict: error: {run_dir / 'vocab.json'}: damaged "
+                          "vocabulary (")
+    assert err.count("\n") == 1 and "delete it to rebuild it from the run's dataset" in err
+
+
+def test_predict_reads_standard_input_for_a_dash(run_dir: Path, monkeypatch, capsys):
+    from benchmark.predict import main as predict
+    from benchmark.predict import parse_args
+
+    assert parse_args(["run=r", "input=-"])["input"] == "-"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("The first one.\nThe second one.\n"))
+    assert predict([f"run={run_dir}", "input=-", "beam=1"]) == 0
+    assert sorted(capsys.readouterr().out.splitlines()) == ["The first one.", "The second one."]
 
 
 # -- sweeps --------------------------------------------------------------------------------

@@ -25,7 +25,12 @@ from pathlib import Path
 import pytorch_lightning as pl
 from omegaconf import DictConfig
 
-from benchmark.harness.checkpoint_io import CheckpointPosition, newest_intact_checkpoint
+from benchmark.harness.checkpoint_io import (
+    CheckpointPosition,
+    DamagedCheckpointError,
+    newest_intact_checkpoint,
+    read_checkpoint_position,
+)
 from benchmark.harness.config_diff import comparable_config, config_differences
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.records.run_record import RECORD_NAME, read_run_record
@@ -127,9 +132,25 @@ def plan_run(run_dir: Path, cfg: DictConfig) -> RunPlan:
     if position is None:
         log.warning("%s: no intact checkpoint; training from scratch", folder)
         return fresh
+    _check_best(folder / BEST_CHECKPOINT, position)
     if position.path != last:
         log.warning("resuming from %s (epoch %d) instead", position.path, position.epoch)
     return RunPlan("resume", config, wandb_id, position.path, position)
+
+
+def _check_best(best: Path, position: CheckpointPosition) -> None:
+    """A RunConflictError naming `best.ckpt` when it is there but damaged while the run
+    resumes from another checkpoint: the model selected on valid is lost, and the test at
+    the end of the run would fail on it."""
+    if position.path == best or not best.is_file():
+        return
+    try:
+        read_checkpoint_position(best)
+    except DamagedCheckpointError as error:
+        raise RunConflictError(
+            f"{error}: the model selected on valid is lost; pass rerun=true to train the run "
+            "again"
+        ) from None
 
 
 class ResumeInfo(pl.Callback):
