@@ -481,6 +481,18 @@ def test_predict_reads_standard_input_for_a_dash(run_dir: Path, monkeypatch, cap
 
 
 # -- sweeps --------------------------------------------------------------------------------
+@pytest.mark.parametrize("action", ["list", "run"])
+def test_an_unknown_sweep_is_one_line_listing_the_sweeps(action: str, capsys):
+    from benchmark.cli import main
+
+    assert main(["sweep", action, "nosuchsweep"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith(f"orderbench sweep {action}: error: no sweep 'nosuchsweep' in "
+                          "conf/sweep/; the sweeps: ")
+    assert "smoke" in err and "paper" in err
+
+
 # -- slow: real trainings --------------------------------------------------------------------
 @pytest.mark.slow
 def test_a_full_disk_after_test_names_the_file_and_a_relaunch_only_tests(tmp_path: Path):
