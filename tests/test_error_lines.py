@@ -254,6 +254,28 @@ def test_a_plain_variant_passes():
     check(["variant=repro_e60.v2"])
 
 
+def test_published_permutations_without_their_folder_are_refused_before_training(tmp_path):
+    assert refused(["discrimination.permutations=published"]) == [
+        "discrimination.permutations=published needs dataset.perm_path (the folder of the "
+        "published test permutation files of synthetic)"
+    ]
+    assert refused(["discrimination.permutations=mine"]) == [
+        "discrimination.permutations must be one of ('own', 'published'), got 'mine'"
+    ]
+    from benchmark.harness.config_check import discrimination_problems
+
+    cfg = compose_config(["dataset=accident", "discrimination.permutations=published",
+                          f"dataset.perm_path={tmp_path / 'none'}"])
+    assert discrimination_problems(cfg) == [
+        f"dataset.perm_path={tmp_path / 'none'} is not a folder"
+    ]
+    with open_dict(cfg):
+        cfg.dataset.perm_path = str(tmp_path)
+    assert discrimination_problems(cfg) == []
+    check(["discrimination.permutations=published", "evaluate_discrimination=false"])
+    check(["discrimination.permutations=published", "dataset.noise=1"])  # skipped: not read
+
+
 # -- full disks ----------------------------------------------------------------------------
 def test_a_full_disk_names_the_file_that_was_not_written(tmp_path: Path, monkeypatch):
     import os

@@ -326,8 +326,26 @@ def model_problems(cfg: DictConfig) -> list[str]:
             if not line.startswith(tuple(copied))]
 
 
+def discrimination_problems(cfg: DictConfig) -> list[str]:
+    """`discrimination.permutations=published` without a usable `dataset.perm_path`
+    (`benchmark.metrics.published_permutations`), which order discrimination would meet
+    only after the test; not when discrimination is off or skipped (distractors)."""
+    from benchmark.metrics.published_permutations import settings_problem
+
+    if _value_or_absent(cfg, "evaluate_discrimination") is not True:
+        return []
+    noise = _value_or_absent(cfg, "dataset.noise")
+    try:
+        if noise is not _ABSENT and noise_setting(noise) != "0":
+            return []
+        problem = settings_problem(cfg)
+    except (OmegaConfBaseException, ValueError, ImportError, AttributeError):
+        return []  # a bad noise value or reader: said elsewhere
+    return [problem] if problem else []
+
+
 def run_setting_problems(cfg: DictConfig) -> list[str]:
-    """One line per problem of `seed_problems`, `accelerator_problems`, `variant_problems`
-    and `model_problems`."""
+    """One line per problem of `seed_problems`, `accelerator_problems`, `variant_problems`,
+    `model_problems` and `discrimination_problems`."""
     return seed_problems(cfg) + accelerator_problems(cfg) + variant_problems(cfg) \
-        + model_problems(cfg)
+        + model_problems(cfg) + discrimination_problems(cfg)
