@@ -276,6 +276,18 @@ def test_published_permutations_without_their_folder_are_refused_before_training
     check(["discrimination.permutations=published", "dataset.noise=1"])  # skipped: not read
 
 
+def test_word_vectors_that_cannot_be_had_are_refused_before_any_data_is_read(tmp_path: Path):
+    assert refused([f"model.embeddings={tmp_path / 'glove.txt'}"]) == [
+        f"model.embeddings: embeddings file {tmp_path / 'glove.txt'} not found"
+    ]
+    assert refused(["model.embeddings=kumo"]) == [
+        "model.embeddings: embeddings=kumo provides 50-d vectors; got embedding_dim=40"
+    ]
+    (tmp_path / "glove.txt").write_text("the " + " ".join(["0.1"] * 40) + "\n")
+    check([f"model.embeddings={tmp_path / 'glove.txt'}"])
+    check(["model.embeddings=kumo", "model.embedding_dim=50"])
+
+
 # -- full disks ----------------------------------------------------------------------------
 def test_a_full_disk_names_the_file_that_was_not_written(tmp_path: Path, monkeypatch):
     import os

@@ -11,8 +11,9 @@
   `hydra.searchpath`; that search path is handed on to the second composition
   (`searchpath_overrides`);
 - `run_setting_problems`: seeds below 2**32, a GPU trainer only where PyTorch sees a GPU,
-  `variant` one folder name, and the `model.net` settings within the ranges their preset
-  takes (`models.hyperparameters`, the one place those ranges are written);
+  `variant` one folder name, the `model.net` settings within the ranges their preset takes
+  (`models.hyperparameters`, the one place those ranges are written), the published
+  permutations' folder and the word vectors' file, all met later otherwise;
 - `check_scorable_splits`: once the data is loaded, a valid or test split where no document
   can be scored (all of one sentence, left out by the trivial policy) would give NaN
   figures and select an arbitrary checkpoint.
@@ -240,8 +241,9 @@ def check_scorable_splits(dataset: str, documents: dict, include_trivial: bool,
             )
 
 
-# -- settings whose range SETTINGS cannot say: seeds' upper bound, the accelerator, the
-# variant's folder name -------------------------------------------------------------------
+# -- settings SETTINGS cannot judge, which the trainer, a model or the end of the run would
+# meet later: seeds' upper bound, the accelerator, the variant's folder name, model.net,
+# published permutations, word vectors -------------------------------------------------------
 SEED_KEYS = ("seed", "protocol_seed")
 SEED_LIMIT = 2**32  # numpy (so Lightning's seed_everything) takes seeds below 2**32
 
@@ -270,7 +272,7 @@ def accelerator_problems(cfg: DictConfig) -> list[str]:
     accelerator = _value_or_absent(cfg, "trainer.accelerator")
     if accelerator not in GPU_ACCELERATORS:
         return []
-    import torch  # here only: the check of a CPU run needs no torch
+    import torch
 
     if torch.cuda.is_available():
         return []
@@ -344,8 +346,21 @@ def discrimination_problems(cfg: DictConfig) -> list[str]:
     return [problem] if problem else []
 
 
+def embedding_problems(cfg: DictConfig) -> list[str]:
+    """`model.embeddings` that cannot give `model.embedding_dim`-d vectors (a GloVe file
+    that is not there, kumo at another width: `data.embeddings.source_problem`)."""
+    from data.embeddings import source_problem
+
+    source = _value_or_absent(cfg, "model.embeddings")
+    dim = _value_or_absent(cfg, "model.embedding_dim")
+    if not isinstance(source, str) or not isinstance(dim, int) or isinstance(dim, bool):
+        return []  # none, or a bad width (said by SETTINGS)
+    problem = source_problem(source, dim)
+    return [f"model.embeddings: {problem}"] if problem else []
+
+
 def run_setting_problems(cfg: DictConfig) -> list[str]:
     """One line per problem of `seed_problems`, `accelerator_problems`, `variant_problems`,
-    `model_problems` and `discrimination_problems`."""
+    `model_problems`, `discrimination_problems` and `embedding_problems`."""
     return seed_problems(cfg) + accelerator_problems(cfg) + variant_problems(cfg) \
-        + model_problems(cfg) + discrimination_problems(cfg)
+        + model_problems(cfg) + discrimination_problems(cfg) + embedding_problems(cfg)
