@@ -74,9 +74,10 @@ RETRAIN = "pass rerun=true to train the run again"
 
 
 def _reason(error: BaseException) -> str:
-    """The first line of an error's message (its type when it has none)."""
+    """The first sentence of an error's message (its type when it has none): torch's
+    goes on for lines about what may have damaged the file."""
     text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
+    return text.splitlines()[0].split(". ")[0] if text else type(error).__name__
 
 
 def load_weights(checkpoint: Path) -> dict:
