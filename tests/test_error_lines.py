@@ -376,6 +376,8 @@ def test_a_full_disk_while_caching_names_the_file_and_keeps_the_data(
     assert "/vocab.json: processed-data cache not written (No space left on device)" in warning
     assert warning.endswith("going on without it")
     assert list((tmp_path / "cache").iterdir()) == []  # no half-written entry
+    dm.prepare_data()  # as Lightning does again in fit, validate and test: not built again
+    assert len([r for r in caplog.records if r.levelno == logging.WARNING]) == 1
 
 
 def test_prepare_fails_when_it_cannot_cache(tmp_path: Path, monkeypatch, capsys):
