@@ -123,6 +123,12 @@ def sweep(argv: list[str]) -> int:
         print(SWEEP_USAGE)
         return 0 if argv else 2
     action, rest = argv[0], argv[1:]
+    if action in ("run", "list") and rest and "=" not in rest[0] and not rest[0].startswith("-"):
+        from benchmark.sweep.listing import unknown_sweep
+
+        if problem := unknown_sweep(rest[0], rest[1:]):
+            print(f"orderbench sweep {action}: error: {problem}", file=sys.stderr)
+            return 2
     if action == "run":
         if any(arg in HELP_FLAGS for arg in rest):
             print(f"{SWEEP_USAGE}\n\nOverrides as for `orderbench train` (its --help lists them).")

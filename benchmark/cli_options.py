@@ -28,8 +28,9 @@ def parse_key_values(
         given = OmegaConf.to_container(OmegaConf.from_dotlist(list(argv)))
     except OmegaConfBaseException as error:
         raise UsageError(f"{' '.join(str(error).split())}; usage: {usage}") from None
-    for key, value in given.items():
-        args[key] = _text(value)
+    raw = dict(arg.partition("=")[::2] for arg in argv)
+    for key, value in given.items():  # a list or mapping is YAML's reading of a name: `-`
+        args[key] = raw[key] if isinstance(value, (list, dict)) else _text(value)
     if missing := [key for key in required if not args[key]]:
         raise UsageError(f"missing {' and '.join(missing)}; usage: {usage}")
     return args
@@ -74,6 +75,13 @@ def asks_for_help(argv: Sequence[str], usage: str, doc: str) -> bool:
         return False
     print(help_text(usage, doc))
     return True
+
+
+def error_lines(error: Exception) -> str:
+    """`error: ` and each line of the message, for stderr; an indented line is a hint to
+    the line above it (the layout a missing dataset should have), printed as it is."""
+    lines = str(error).splitlines()
+    return "\n".join(line if line[:1].isspace() else f"error: {line}" for line in lines)
 
 
 def report_error(tool: str, error: Exception) -> int:

@@ -40,11 +40,10 @@ from benchmark.cli_options import (
     positive_int,
     report_error,
 )
-from benchmark.harness.checkpoint_file import DamagedCheckpointError, load_checkpoint
 from benchmark.harness.lit_module import OrderingTask
 from benchmark.harness.run import build_datamodule, build_task, dataset_noise
 from benchmark.harness.run_lock import RunLockedError, run_lock
-from benchmark.harness.trained_run import CHECKPOINT_PATH, RunError, run_config
+from benchmark.harness.trained_run import CHECKPOINT_PATH, RunError, load_weights, run_config
 from benchmark.metrics.corpus import score_records, summarise
 from benchmark.metrics.discrimination import MAX_PERMUTATIONS, discrimination_records
 from benchmark.records.prediction_records import records_from_batch
@@ -100,10 +99,7 @@ def load_run(run_dir: Path) -> tuple[DictConfig, object, OrderingTask]:
         checkpoint = run_dir / CHECKPOINT_PATH
         if not checkpoint.is_file():
             raise RunError(f"{run_dir}: no checkpoint ({CHECKPOINT_PATH})")
-        try:
-            state = load_checkpoint(checkpoint)["state_dict"]
-        except (DamagedCheckpointError, KeyError) as error:
-            raise RunError(str(error)) from None
+        state = load_weights(checkpoint)
         try:
             task.load_state_dict(state)
         except RuntimeError as error:

@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import sys
 
-from benchmark.cli_options import asks_for_help
+from benchmark.cli_options import asks_for_help, error_lines
 from benchmark.harness.config import compose_config
 from benchmark.harness.run import build_datamodule, build_task
+from data.errors import DataFormatError
+from data.readers.sources import DatasetNotFoundError
 
 USAGE = "orderbench prepare [dataset=NAME] [OVERRIDE ...]"
 
@@ -24,7 +26,15 @@ def main(overrides: list[str]) -> None:
         return
     cfg = compose_config(overrides)
     datamodule = build_datamodule(cfg)
-    datamodule.prepare_data()
+    try:
+        datamodule.prepare_data()
+    except (DatasetNotFoundError, DataFormatError) as error:  # missing, mis-laid or malformed
+        print(error_lines(error), file=sys.stderr)
+        raise SystemExit(2) from None
+    if datamodule.cache_path is None:  # the warning above names the file not written
+        print(f"error: {cfg.dataset.name}: the processed data could not be cached",
+              file=sys.stderr)
+        raise SystemExit(1)
     datamodule.setup("fit")
     stats = {"dataset": cfg.dataset.name, **datamodule.stats()}
     encoder = getattr(build_task(cfg, datamodule).net, "sentence_encoder", None)

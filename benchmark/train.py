@@ -25,6 +25,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
+from benchmark.cli_options import error_lines
 from benchmark.harness.checkpoint_io import (
     CheckpointWriteError,
 )
@@ -37,8 +38,8 @@ from benchmark.harness.resolvers import register_resolvers
 from benchmark.harness.run import run
 from benchmark.harness.run_dir_access import (
     UnwritableRunsError,
+    check_creatable,
     prelaunch_problems,
-    read_only_arguments,
 )
 from benchmark.harness.run_folder import (
     accept_launch,
@@ -57,19 +58,24 @@ from benchmark.harness.run_plan import (
     RunConflictError,
     plan_run,
 )
+from benchmark.harness.trained_run import damaged_checkpoint
+from benchmark.records.atomic_io import FileWriteError
 from benchmark.records.failure import clear_failure, write_failure, write_interruption
 from benchmark.records.json_values import dumps
 from benchmark.records.run_record import (
     read_run_record,
 )
 from data.errors import DataFormatError
+from data.readers.sources import DatasetNotFoundError
 
 log = logging.getLogger(__name__)
 # errors whose message says all (the key, file:line or run directory): one line, no traceback
 ONE_LINE_ERRORS = (
-    CheckpointWriteError, ConfigError, DataFormatError, NonFiniteError, ReadOnlyRunError,
-    RunConflictError, RunLockedError,
+    CheckpointWriteError, ConfigError, DataFormatError, DatasetNotFoundError, FileWriteError,
+    NonFiniteError, ReadOnlyRunError, RunConflictError, RunLockedError,
 )
+# bad settings or input data, refused before any training: exit status 2 (the others 1)
+BAD_INPUT_ERRORS = (ConfigError, DataFormatError, DatasetNotFoundError)
 
 
 register_resolvers()
@@ -108,6 +114,10 @@ def main(cfg: DictConfig) -> None:
                 if plan.action == "skip":
                     log.info("%s: finished with this config, skipped (rerun=true trains it "
                              "again)", run_dir)
+                    if damaged := damaged_checkpoint(run_dir):
+                        log.warning("%s; metrics.json stands, but evaluate and predict need "
+                                    "the checkpoint: pass rerun=true to train the run again",
+                                    damaged)
                     record = read_run_record(run_dir)
                 elif read_only is not None:
                     raise read_only
@@ -144,9 +154,8 @@ def main(cfg: DictConfig) -> None:
             sys.exit(interruption.exit_status)
         if not multirun:
             if isinstance(error, ONE_LINE_ERRORS):  # said in full in one line, no traceback
-                print("\n".join(f"error: {line}" for line in str(error).splitlines()),
-                      file=sys.stderr)
-                sys.exit(2 if isinstance(error, ConfigError) else 1)
+                print(error_lines(error), file=sys.stderr)
+                sys.exit(2 if isinstance(error, BAD_INPUT_ERRORS) else 1)
             raise
         log.exception("%s: run failed; the sweep goes on", run_dir)
         return
@@ -185,8 +194,8 @@ if __name__ == "__main__":
     if problems := prelaunch_problems(sys.argv[1:]):  # before Hydra creates the run folder
         print("\n".join(f"error: {problem}" for problem in problems), file=sys.stderr)
         sys.exit(2)
-    try:  # a run directory that cannot be written: before Hydra writes into it
-        sys.argv[1:] = read_only_arguments(sys.argv[1:])
+    try:  # a run directory that cannot be made: before Hydra tries to make it
+        check_creatable(sys.argv[1:])
     except UnwritableRunsError as unwritable:
         sys.exit(f"error: {unwritable}")
     main()

@@ -5,7 +5,10 @@ fingerprint, the tokenisation/vocabulary settings and ``CACHE_FORMAT_VERSION``. 
 ``DatasetDict`` (per split: ``id``, ``sentences``, ``token_ids`` per sentence, ``meta`` as a
 JSON string, ``source``), ``vocab.json`` and ``manifest.json`` (what the key was made of).
 A new entry is written to a temporary folder and renamed into place, so readers never see
-a half-written entry.
+a half-written entry. An entry that cannot be read back whole (a truncated or missing file,
+fewer documents than the manifest counts) is removed with a warning naming it and built
+again; one that cannot be written (a full disk) is said in a warning naming the file, and
+the data built goes on being used without it.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import json
 import logging
 import shutil
 import tempfile
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -55,56 +59,117 @@ def _to_dataset(documents: list[Document], token_ids: list[list[list[int]]]) -> 
     return datasets.Dataset.from_dict(columns, features=FEATURES)
 
 
+class CacheWriteError(OSError):
+    """A cache entry that could not be written; names the file (in the entry's folder)."""
+
+    def __str__(self) -> str:
+        return f"{self.filename}: processed-data cache not written ({self.strerror})"
+
+
+class DamagedCacheError(ValueError):
+    """A cache entry that cannot be read back whole."""
+
+
 def save_processed(data: ProcessedData, directory: Path, material: dict) -> None:
-    """Write ``data`` to ``directory`` atomically (temporary folder + rename)."""
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}-", dir=directory.parent))
+    """Write ``data`` to ``directory`` atomically (temporary folder + rename); the manifest
+    also counts the documents of each split, to tell a damaged entry. CacheWriteError
+    names the file that could not be written."""
+    written = directory
+    try:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}-", dir=directory.parent))
+    except OSError as error:
+        raise CacheWriteError(error.errno, error.strerror or str(error), str(written)) from error
     try:
         splits = datasets.DatasetDict(
             {s: _to_dataset(data.documents[s], data.token_ids[s]) for s in data.documents}
         )
+        written = directory / "splits"
         splits.save_to_disk(str(tmp / "splits"))
+        written = directory / "vocab.json"
         data.vocab.save(tmp / "vocab.json")
-        (tmp / "manifest.json").write_text(json.dumps(material, indent=2, sort_keys=True))
+        written = directory / "manifest.json"
+        manifest = {**material, "n_docs": {s: len(d) for s, d in data.documents.items()}}
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
+        written = directory
         tmp.rename(directory)
-    except OSError:
+    except OSError as error:
         if not (directory / "manifest.json").is_file():  # not a concurrent writer's entry
-            raise
+            reason = error.strerror or str(error)
+            raise CacheWriteError(error.errno, reason, str(written)) from error
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
 def load_processed(directory: Path) -> ProcessedData:
-    splits = datasets.load_from_disk(str(directory / "splits"))
-    documents, token_ids = {}, {}
-    for split, table in splits.items():
-        columns = table.to_dict()
-        documents[split] = [
-            Document(id=i, sentences=tuple(s), meta=json.loads(m), source=src)
-            for i, s, m, src in zip(
-                columns["id"], columns["sentences"], columns["meta"], columns["source"], strict=True
-            )
-        ]
-        token_ids[split] = columns["token_ids"]
-    return ProcessedData(documents, token_ids, Vocab.load(directory / "vocab.json"))
+    """The entry in ``directory``; DamagedCacheError (naming it) when any of its files
+    cannot be read, or a split holds other than the manifest's count of documents."""
+    try:
+        manifest = json.loads((directory / "manifest.json").read_text("utf-8"))
+        splits = datasets.load_from_disk(str(directory / "splits"))
+        documents, token_ids = {}, {}
+        for split, table in splits.items():
+            columns = table.to_dict()
+            documents[split] = [
+                Document(id=i, sentences=tuple(s), meta=json.loads(m), source=src)
+                for i, s, m, src in zip(
+                    columns["id"], columns["sentences"], columns["meta"], columns["source"],
+                    strict=True,
+                )
+            ]
+            token_ids[split] = columns["token_ids"]
+        vocab = Vocab.load(directory / "vocab.json")
+    except Exception as error:  # datasets, pyarrow and json each raise their own kinds
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise DamagedCacheError(f"{directory}: damaged processed-data cache ({reason})") from error
+    counts = {split: len(docs) for split, docs in documents.items()}
+    if manifest.get("n_docs", counts) != counts:  # entries before the count: not checked
+        raise DamagedCacheError(
+            f"{directory}: damaged processed-data cache ({counts} documents, "
+            f"{manifest['n_docs']} saved)"
+        )
+    return ProcessedData(documents, token_ids, vocab)
+
+
+def _remove(directory: Path) -> str:
+    """Remove an entry, renamed away first so that no reader meets it half removed; what
+    was done, for the warning."""
+    doomed = directory.with_name(f".{directory.name}-removed-{uuid.uuid4().hex[:8]}")
+    try:
+        directory.rename(doomed)
+    except FileNotFoundError:
+        return "removed"  # by another process meanwhile
+    except OSError as error:  # a read-only cache: the data is built without it
+        return f"not removed ({error.strerror or error})"
+    shutil.rmtree(doomed, ignore_errors=True)
+    return "removed"
 
 
 def load_or_build(
     root: Path, material: dict, build: Callable[[], ProcessedData]
-) -> tuple[ProcessedData, Path, bool]:
+) -> tuple[ProcessedData, Path | None, bool]:
     """Load the entry for ``material`` from ``root`` or build and save it.
 
-    Returns (data, entry folder, whether it came from the cache).
+    Returns (data, entry folder (None when it could not be written), whether it came from
+    the cache).
     """
     directory = root / cache_key(material)
     if (directory / "manifest.json").is_file():
-        log.info("processed data: loaded from cache %s", directory)
-        return load_processed(directory), directory, True
+        try:
+            data = load_processed(directory)
+        except DamagedCacheError as error:
+            log.warning("%s; %s; building it again", error, _remove(directory))
+        else:
+            log.info("processed data: loaded from cache %s", directory)
+            return data, directory, True
     data = build()
     previous = datasets.is_progress_bar_enabled()
     datasets.disable_progress_bars()
     try:
         save_processed(data, directory, material)
+    except CacheWriteError as error:
+        log.warning("%s; going on without it", error)
+        return data, None, False
     finally:
         if previous:
             datasets.enable_progress_bars()

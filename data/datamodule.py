@@ -186,6 +186,8 @@ class OrderingDataModule(pl.LightningDataModule):
 
     def prepare_data(self) -> None:
         """Read, tokenise and cache the dataset (Lightning runs this on one process)."""
+        if self.vocab is not None and self.cache_path is None:
+            return  # set up, and the cache could not be written: not built again
         self._prepared = self._load_or_build()
 
     def setup(self, stage: str | None = None) -> None:

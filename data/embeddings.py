@@ -82,16 +82,27 @@ def text_vectors(path: Path, words: list[str], dim: int) -> dict[int, np.ndarray
     return found
 
 
+def source_problem(source: str, dim: int) -> str | None:
+    """What makes ``source`` unusable for ``dim``-d vectors, known before any data is read
+    (kumo's width, a text file that is not there), or None."""
+    if source == KUMO:
+        if dim != KUMO_DIM:
+            return f"embeddings=kumo provides {KUMO_DIM}-d vectors; got embedding_dim={dim}"
+        return None
+    if not Path(source).expanduser().is_file():
+        return f"embeddings file {Path(source).expanduser()} not found"
+    return None
+
+
 def pretrained_embeddings(
     vocab: Vocab, source: str, dim: int, seed: int = 0
 ) -> tuple[torch.Tensor, int]:
     """A (len(vocab), dim) float tensor initialised from ``source`` and the number of
     vocabulary words that were found there (see the module docstring)."""
+    problem = source_problem(source, dim)
+    if problem:
+        raise (ValueError if source == KUMO else FileNotFoundError)(problem)
     if source == KUMO:
-        if dim != KUMO_DIM:
-            raise ValueError(
-                f"embeddings=kumo provides {KUMO_DIM}-d vectors; got embedding_dim={dim}"
-            )
         found = kumo_vectors(vocab.itos)
     else:
         found = text_vectors(Path(source).expanduser(), vocab.itos, dim)

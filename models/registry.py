@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import models
+from models.hyperparameters import checked_preset
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class Preset:
     order_free: bool = False  # its paragraph encoding ignores the presented order
     pointer: bool = True  # False: not a pointer network (forward gives other logits,
     # log_prob is an unnormalised score); the pointer-interface tests leave it out
+    divides: tuple = ()  # (divisor, width) pairs of settings: heads must divide widths
+    # (models.hyperparameters, which checks every preset's settings when it is built)
 
 
 _PRESETS: dict[str, Preset] = {}
@@ -37,14 +40,16 @@ _PRESETS: dict[str, Preset] = {}
 
 def register_preset(name: str, **entry) -> Callable[[Callable], Callable]:
     """Decorator registering a preset function under `name` with the `Preset` fields
-    `entry`. Registering another function under a taken name is a ValueError."""
+    `entry`. Registering another function under a taken name is a ValueError. The preset
+    returned refuses settings out of range before building (`models.hyperparameters`)."""
 
     def decorate(build: Callable) -> Callable:
         known = _PRESETS.get(name)
         if known is not None and known.build.__qualname__ != build.__qualname__:
             raise ValueError(f"preset {name!r} is already registered by {known.build.__module__}")
-        _PRESETS[name] = Preset(name, build, **entry)
-        return build
+        checked = checked_preset(build, entry.get("divides", ()))
+        _PRESETS[name] = Preset(name, checked, **entry)
+        return checked
 
     return decorate
 

@@ -151,9 +151,9 @@ def test_minilm_preset_needs_texts():
 
 
 def test_presets_reject_mismatched_widths():
-    with pytest.raises(ValueError, match="divisible"):
+    with pytest.raises(ValueError, match="heads: must divide hidden_dim"):
         presets.attordernet(30, embedding_dim=8, hidden_dim=12)  # 8 heads
-    with pytest.raises(ValueError, match="divisible"):
+    with pytest.raises(ValueError, match="sentence_heads: must divide embedding_dim"):
         presets.attordernet_att(30, embedding_dim=8)  # 5 word-level heads
 
 

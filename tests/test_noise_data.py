@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from benchmark.harness.config import compose_config
+from benchmark.harness.config_check import ConfigError, check_config
 from data.collate import collate
 from data.datamodule import OrderingDataModule
 from data.noise import (
@@ -83,8 +84,9 @@ def test_config_key_override_run_name_and_selection(override, value, label, moni
 
 def test_config_rejects_an_invalid_noise_value():
     cfg = compose_config(["dataset.noise=2"])
-    with pytest.raises(Exception, match=r"dataset\.noise must be one of"):
-        _ = cfg.paths.dataset
+    with pytest.raises(ConfigError, match=r"dataset\.noise must be one of"):
+        check_config(cfg)
+    assert cfg.paths.dataset == "brown_noise2"  # Hydra can still name the run directory
 
 
 # -- draws ----------------------------------------------------------------------------------

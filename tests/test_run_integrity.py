@@ -88,7 +88,7 @@ def test_unsafe_path_components_are_refused_before_any_folder_exists(tmp_path: P
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         "error: variant: must be one folder name, without '/' or '\\', got '../../escape'"
-    ]
+    ]  # once: one check of the run directory's components
     assert not (tmp_path / "runs").exists() and not (tmp_path / "escape").exists()
 
 

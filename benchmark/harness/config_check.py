@@ -10,6 +10,10 @@
   (Hydra's `hydra.runtime.choices`), also one from a folder on the command line's
   `hydra.searchpath`; that search path is handed on to the second composition
   (`searchpath_overrides`);
+- `run_setting_problems`: seeds below 2**32, a GPU trainer only where PyTorch sees a GPU,
+  `variant` one folder name, the `model.net` settings within the ranges their preset takes
+  (`models.hyperparameters`, the one place those ranges are written), the published
+  permutations' folder and the word vectors' file, all met later otherwise;
 - `check_scorable_splits`: once the data is loaded, a valid or test split where no document
   can be scored (all of one sentence, left out by the trivial policy) would give NaN
   figures and select an arbitrary checkpoint.
@@ -29,6 +33,7 @@ from hydra.utils import get_object
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from benchmark.harness.resolvers import GPU_ACCELERATORS
 from benchmark.harness.run_path import path_problems
 from data.noise import noise_setting
 
@@ -216,7 +221,7 @@ def check_config(
     """ConfigError listing every problem of `cfg` (its command-line `overrides` too, when
     `compose` is given; `choices`: the run's config groups, `hydra.runtime.choices`),
     before anything is trained."""
-    problems = value_problems(cfg) + path_problems(cfg)
+    problems = value_problems(cfg) + run_setting_problems(cfg) + path_problems(cfg)
     if compose is not None:
         problems += key_problems(cfg, overrides, compose, choices)
     if problems:
@@ -236,3 +241,112 @@ def check_scorable_splits(dataset: str, documents: dict, include_trivial: bool,
                 f"dataset {dataset!r}, split {split!r}: all {len(docs)} documents have one "
                 "sentence, so no figure can be computed (include_trivial=true counts them)"
             )
+
+
+# -- settings SETTINGS cannot judge, which the trainer, a model or the end of the run would
+# meet later: seeds' upper bound, the accelerator, the variant's folder name, model.net,
+# published permutations, word vectors -------------------------------------------------------
+SEED_KEYS = ("seed", "protocol_seed")
+SEED_LIMIT = 2**32  # numpy (so Lightning's seed_everything) takes seeds below 2**32
+
+
+def _value_or_absent(cfg: DictConfig, key: str):
+    """The value of `key`, or _ABSENT where it is missing or does not resolve (said by
+    `value_problems`)."""
+    try:
+        return _select(cfg, key)
+    except OmegaConfBaseException:
+        return _ABSENT
+
+
+def seed_problems(cfg: DictConfig) -> list[str]:
+    """`seed` and `protocol_seed` at or above 2**32 (their type and lower bound: SETTINGS)."""
+    problems = []
+    for key in SEED_KEYS:
+        value = _value_or_absent(cfg, key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= SEED_LIMIT:
+            problems.append(f"{key}: expected an integer below 2**32 ({SEED_LIMIT}), got {value}")
+    return problems
+
+
+def accelerator_problems(cfg: DictConfig) -> list[str]:
+    """A GPU trainer (`trainer=gpu`, `ddp`) on a machine where PyTorch sees no GPU."""
+    accelerator = _value_or_absent(cfg, "trainer.accelerator")
+    if accelerator not in GPU_ACCELERATORS:
+        return []
+    import torch
+
+    if torch.cuda.is_available():
+        return []
+    return [
+        f"trainer.accelerator: {accelerator}, but PyTorch sees no GPU on this machine "
+        "(torch.cuda.is_available() is false); use trainer=cpu"
+    ]
+
+
+def model_problems(cfg: DictConfig) -> list[str]:
+    """`model.net` settings out of the range its preset takes, each naming its full key
+    (`model.net.dropout`). The ranges are the preset's own (`setting_problems` of every
+    registered preset, `models.hyperparameters`); a key taking its value from another
+    (`${model.embedding_dim}`) is checked there, and only counts for what it must divide."""
+    net = _value_or_absent(cfg, "model.net")
+    target = net.get("_target_") if isinstance(net, DictConfig) else None
+    try:
+        check = getattr(get_object(target), "setting_problems", None) if target else None
+    except (ImportError, AttributeError, ValueError):
+        return []  # an unknown target: said when Hydra instantiates it
+    if check is None:
+        return []
+    settings, copied = {}, set()
+    for key in net:
+        value = _value_or_absent(cfg, f"model.net.{key}")
+        if key in _HYDRA_ARGS or value is _ABSENT:
+            continue
+        try:
+            settings[key] = OmegaConf.to_container(value, resolve=True) \
+                if OmegaConf.is_config(value) else value
+        except OmegaConfBaseException:
+            continue  # said by Hydra when it instantiates the node
+        if _interpolated(cfg, f"model.net.{key}"):
+            copied.add(f"model.net.{key}:")
+    return [line for line in check(settings, prefix="model.net.")
+            if not line.startswith(tuple(copied))]
+
+
+def discrimination_problems(cfg: DictConfig) -> list[str]:
+    """`discrimination.permutations=published` without a usable `dataset.perm_path`
+    (`benchmark.metrics.published_permutations`), which order discrimination would meet
+    only after the test; not when discrimination is off or skipped (distractors)."""
+    from benchmark.metrics.published_permutations import settings_problem
+
+    if _value_or_absent(cfg, "evaluate_discrimination") is not True:
+        return []
+    noise = _value_or_absent(cfg, "dataset.noise")
+    try:
+        if noise is not _ABSENT and noise_setting(noise) != "0":
+            return []
+        problem = settings_problem(cfg)
+    except (OmegaConfBaseException, ValueError, ImportError, AttributeError):
+        return []  # a bad noise value or reader: said elsewhere
+    return [problem] if problem else []
+
+
+def embedding_problems(cfg: DictConfig) -> list[str]:
+    """`model.embeddings` that cannot give `model.embedding_dim`-d vectors (a GloVe file
+    that is not there, kumo at another width: `data.embeddings.source_problem`)."""
+    from data.embeddings import source_problem
+
+    source = _value_or_absent(cfg, "model.embeddings")
+    dim = _value_or_absent(cfg, "model.embedding_dim")
+    if not isinstance(source, str) or not isinstance(dim, int) or isinstance(dim, bool):
+        return []  # none, or a bad width (said by SETTINGS)
+    problem = source_problem(source, dim)
+    return [f"model.embeddings: {problem}"] if problem else []
+
+
+def run_setting_problems(cfg: DictConfig) -> list[str]:
+    """One line per problem of `seed_problems`, `accelerator_problems`, `model_problems`,
+    `discrimination_problems` and `embedding_problems` (the run directory's components:
+    `benchmark.harness.run_path`)."""
+    return seed_problems(cfg) + accelerator_problems(cfg) + model_problems(cfg) \
+        + discrimination_problems(cfg) + embedding_problems(cfg)

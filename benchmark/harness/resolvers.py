@@ -22,6 +22,8 @@ The run directory (`hydra.run.dir`, `hydra.sweep.subdir`):
 
 from __future__ import annotations
 
+import re
+
 from omegaconf import DictConfig, OmegaConf
 
 from benchmark.harness.config_diff import config_id
@@ -45,6 +47,17 @@ def tasks_per_node(devices) -> int:
 def gpus_per_node(accelerator: str, devices) -> int | None:
     """GPUs to reserve per node: `trainer.devices` for a GPU profile, None otherwise."""
     return tasks_per_node(devices) if accelerator in GPU_ACCELERATORS else None
+
+
+def run_dir_noise_label(dataset: str, noise) -> str:
+    """`noise_label` for the run directory (`paths.dataset`). A value that is no noise
+    setting still gives a name (`<dataset>_noise<value>`), so that Hydra can make the run
+    directory and the config check refuses `dataset.noise` in one line, where a resolver's
+    error would end Hydra with a traceback."""
+    try:
+        return noise_label(dataset, noise)
+    except ValueError:
+        return f"{dataset}_noise{re.sub(r'[^A-Za-z0-9.-]+', '-', str(noise))}"
 
 
 def selection_metric(noise) -> str:
@@ -73,7 +86,7 @@ def register_resolvers() -> None:
     for name, resolver in (
         ("tasks_per_node", tasks_per_node),
         ("gpus_per_node", gpus_per_node),
-        ("noise_label", noise_label),
+        ("noise_label", run_dir_noise_label),
         ("selection_metric", selection_metric),
         ("cache_dir", cache_dir),
         ("config_id", run_config_id),

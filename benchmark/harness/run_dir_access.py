@@ -5,14 +5,12 @@ Hydra creates the run directory before the run's code starts, so a setting that 
 path unsafe or the run impossible (`variant=../x`, `seed=4294967296`) is refused here, one
 line per problem and exit status 2, before any folder exists (`prelaunch_problems`).
 
-Hydra writes `.hydra/` and the job's log file into the run directory before the run's
-code starts, so a read-only runs directory ended in a traceback from Hydra's logging
-setup, even for a finished run that only had to be skipped. `read_only_arguments` looks
-at the run directory of a single run first: when it exists but cannot be written, Hydra
-is told to write nothing there (no `.hydra/`, log to the console), so the run can still
-be skipped, reading only, and a run that would have to train gets one line
-(`benchmark.harness.run_lock.ReadOnlyRunError`); when it does not exist and cannot be made, the
-launch ends here with one line.
+Hydra is told to write nothing into a run directory (conf/config.yaml; the run writes
+`.hydra/` and `train.log` itself once accepted, `benchmark.harness.run_folder`), so a
+read-only run directory of a finished run can still be skipped, reading only, and a run
+that would have to train there gets one line (`benchmark.harness.run_lock.ReadOnlyRunError`).
+Hydra still creates the run directory: when it cannot (`check_creatable`), the launch ends
+here with one line.
 """
 
 from __future__ import annotations
@@ -24,8 +22,6 @@ from omegaconf import OmegaConf
 
 from benchmark.harness.config import compose_config
 from benchmark.harness.config_check import ConfigError, check_config
-
-READ_ONLY_HYDRA = ("hydra.output_subdir=null", "hydra/job_logging=stdout")
 
 
 class UnwritableRunsError(PermissionError):
@@ -54,23 +50,22 @@ def prelaunch_problems(overrides: list[str]) -> list[str]:
     return []
 
 
-def read_only_arguments(overrides: list[str]) -> list[str]:
-    """`overrides` of a single-run launch, plus READ_ONLY_HYDRA when its run directory
-    exists but cannot be written; UnwritableRunsError when it cannot be created. Flags
-    (`-m`, `--cfg` ...) and configs that do not compose are left to Hydra."""
+def check_creatable(overrides: list[str]) -> None:
+    """UnwritableRunsError when the run directory of a single-run launch does not exist and
+    cannot be created. Flags (`-m`, `--cfg` ...) and configs that do not compose are left to
+    Hydra."""
     if any(arg.startswith("-") for arg in overrides):
-        return overrides
+        return
     try:
         cfg = compose_config(list(overrides), return_hydra_config=True)
         run_dir = Path(OmegaConf.select(cfg, "hydra.run.dir"))
     except Exception:  # Hydra itself reports a config it cannot compose
-        return overrides
+        return
     if run_dir.is_dir():
-        return overrides if _writable(run_dir) else [*overrides, *READ_ONLY_HYDRA]
+        return
     existing = next(parent for parent in run_dir.parents if parent.exists())
     if not _writable(existing):
         raise UnwritableRunsError(
             f"{run_dir}: cannot create the run directory ({existing} is read-only); "
             "choose another paths.runs"
         )
-    return overrides

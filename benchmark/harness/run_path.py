@@ -4,7 +4,8 @@
 A run directory is `<paths.runs>/<dataset label>/<model>/<variant>/<config id>/seed_<seed>`.
 Its named components come from the config (`dataset.label`, `model.name`, `variant`); each
 must be one plain folder name: not empty, no path separator, not `.` or `..`, not hidden
-(a leading `.`: collectors skip hidden folders), no control character. Otherwise
+(a leading `.`: collectors skip hidden folders), no surrounding spaces or unprintable
+character. Otherwise
 `variant=../../x` or `model.name=..` would write runs outside `paths.runs`.
 """
 
@@ -26,8 +27,8 @@ def component_problem(key: str, value) -> str | None:
         return f"{key}: must be one folder name, without '/' or '\\', got {value!r}"
     if value.startswith("."):
         return f"{key}: must not start with '.' (hidden folders are not collected), got {value!r}"
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
-        return f"{key}: holds a control character: {value!r}"
+    if any(not ch.isprintable() for ch in value) or value.strip() != value:
+        return f"{key}: holds spaces around it or an unprintable character: {value!r}"
     if len(value) > _MAX_LENGTH:
         return f"{key}: longer than {_MAX_LENGTH} characters: {value[:40]!r}..."
     return None

@@ -30,7 +30,12 @@ from pathlib import Path
 import pytorch_lightning as pl
 from omegaconf import DictConfig
 
-from benchmark.harness.checkpoint_io import CheckpointPosition, newest_intact_checkpoint
+from benchmark.harness.checkpoint_io import (
+    CheckpointPosition,
+    DamagedCheckpointError,
+    newest_intact_checkpoint,
+    read_checkpoint_position,
+)
 from benchmark.harness.config_diff import comparable_config, config_differences, identity_config
 from benchmark.harness.run_folder import RERUN_DIR
 from benchmark.records.atomic_io import atomic_write_text
@@ -72,6 +77,21 @@ def _conflict(path: Path, old: dict, new: dict) -> RunConflictError | None:
     )
 
 
+def _recorded_config(run_dir: Path) -> dict:
+    """The config in a run's `metrics.json`; a malformed record is a RunConflictError
+    naming it and what to do."""
+    path = Path(run_dir) / RECORD_NAME
+    remedy = ("delete it to run again (resumed from the checkpoints, if any), or pass "
+              "rerun=true to train from scratch")
+    try:
+        record = read_run_record(run_dir)
+    except (OSError, ValueError) as error:
+        raise RunConflictError(f"{error}; {remedy}") from None
+    if not isinstance(record, dict) or not isinstance(record.get("config"), dict):
+        raise RunConflictError(f"{path}: not a run record (no config); {remedy}")
+    return record["config"]
+
+
 def finished_with(run_dir: Path, cfg: DictConfig) -> bool:
     """Whether `run_dir` holds a finished run of `cfg` (the **skip** of `plan_run`), read
     from `metrics.json` alone (no checkpoint is opened): the sweep launcher submits no job
@@ -79,7 +99,7 @@ def finished_with(run_dir: Path, cfg: DictConfig) -> bool:
     record = Path(run_dir) / RECORD_NAME
     if cfg.get("rerun", False) or not record.is_file():
         return False
-    conflict = _conflict(record, read_run_record(run_dir)["config"], cfg)
+    conflict = _conflict(record, _recorded_config(run_dir), cfg)
     if conflict:
         raise conflict
     return True
@@ -132,6 +152,7 @@ def _resume_plan(work_dir: Path, config: dict) -> RunPlan | None:
     if position is None:
         log.warning("%s: no intact checkpoint; training from scratch", folder)
         return None
+    _check_best(folder / BEST_CHECKPOINT, position)
     if position.path != last:
         log.warning("resuming from %s (epoch %d) instead", position.path, position.epoch)
     return RunPlan("resume", config, wandb_id, work_dir, position.path, position)
@@ -150,6 +171,21 @@ def check_resumed_data(plan: RunPlan, documents_sha256: str) -> None:
             f"{documents_sha256[:12]}...): the dataset's files changed; pass `rerun=true` to "
             "train on the new data from scratch"
         )
+
+
+def _check_best(best: Path, position: CheckpointPosition) -> None:
+    """A RunConflictError naming `best.ckpt` when it is there but damaged while the run
+    resumes from another checkpoint: the model selected on valid is lost, and the test at
+    the end of the run would fail on it."""
+    if position.path == best or not best.is_file():
+        return
+    try:
+        read_checkpoint_position(best)
+    except DamagedCheckpointError as error:
+        raise RunConflictError(
+            f"{error}: the model selected on valid is lost; pass rerun=true to train the run "
+            "again"
+        ) from None
 
 
 class ResumeInfo(pl.Callback):

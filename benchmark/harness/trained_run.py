@@ -11,6 +11,7 @@ are tokenised and batched exactly as in training (`data.tokenize`, `data.collate
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,6 +71,44 @@ class TrainedRun:
         return [j for j in orders[0, : len(sentences)].tolist() if j >= 0]
 
 
+RETRAIN = "pass rerun=true to train the run again"
+
+
+def _reason(error: BaseException) -> str:
+    """The first sentence of an error's message (its type when it has none): torch's
+    goes on for lines about what may have damaged the file."""
+    text = str(error).strip()
+    return text.splitlines()[0].split(". ")[0] if text else type(error).__name__
+
+
+def load_weights(checkpoint: Path) -> dict:
+    """The `state_dict` of `checkpoint` (loaded with `weights_only=True`); RunError naming
+    the file when it cannot be read (truncated, not a checkpoint, unsafe)."""
+    try:
+        state = load_checkpoint(checkpoint)
+    except DamagedCheckpointError as error:
+        raise RunError(f"{_reason(error)}; {RETRAIN}") from None
+    if "state_dict" not in state:
+        raise RunError(f"{checkpoint}: not a training checkpoint (no state_dict); {RETRAIN}")
+    return state["state_dict"]
+
+
+def damaged_checkpoint(run_dir: Path) -> str | None:
+    """What is wrong with a run's `checkpoints/best.ckpt`, seen without loading the
+    weights (its zip directory is checked: a truncated file has none), or None when it is
+    intact or absent (a model with nothing to train has none)."""
+    checkpoint = Path(run_dir) / CHECKPOINT_PATH
+    if not checkpoint.is_file():
+        return None
+    try:
+        with zipfile.ZipFile(checkpoint) as archive:
+            if not any(name.endswith("/data.pkl") for name in archive.namelist()):
+                raise zipfile.BadZipFile("no data.pkl in it")
+    except (OSError, zipfile.BadZipFile) as error:
+        return f"{checkpoint}: damaged checkpoint ({_reason(error)})"
+    return None
+
+
 def run_config(run_dir: Path) -> DictConfig:
     """The config of the run's record when it finished (the one its model was selected
     with; a refused or later launch may have rewritten `.hydra/`), else of its last launch
@@ -89,7 +128,13 @@ def run_config(run_dir: Path) -> DictConfig:
 
 def _load_vocab(run_dir: Path, config: DictConfig) -> Vocab:
     if (run_dir / VOCAB_NAME).is_file():
-        return Vocab.load(run_dir / VOCAB_NAME)
+        try:
+            return Vocab.load(run_dir / VOCAB_NAME)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise RunError(
+                f"{run_dir / VOCAB_NAME}: damaged vocabulary ({_reason(error)}); delete it "
+                "to rebuild it from the run's dataset"
+            ) from None
     try:
         datamodule = instantiate(
             config.dataset.datamodule,
@@ -125,10 +170,7 @@ def _load_net(checkpoint: Path, config: DictConfig, vocab: Vocab) -> nn.Module:
         else None
     )
     net = build_net(config, len(vocab), pretrained)
-    try:
-        state = load_checkpoint(checkpoint)["state_dict"]
-    except (DamagedCheckpointError, KeyError) as error:
-        raise RunError(str(error)) from None
+    state = load_weights(checkpoint)
     weights = {k[len(NET_PREFIX) :]: v for k, v in state.items() if k.startswith(NET_PREFIX)}
     try:
         net.load_state_dict(weights)

@@ -28,17 +28,35 @@ def _sync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+class FileWriteError(OSError):
+    """A file that could not be written (full disk, read-only folder ...), named; the file
+    from before, if any, is whole. `strerror` is the system's reason."""
+
+    def __str__(self) -> str:
+        return f"{self.filename}: not written ({self.strerror})"
+
+
+def _write_error(path: Path, error: OSError) -> FileWriteError:
+    return FileWriteError(error.errno, error.strerror or str(error), str(path))
+
+
 def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
-    """Let `write` fill a temporary file in the same folder, then rename it to `path`."""
+    """Let `write` fill a temporary file in the same folder, then rename it to `path`; an
+    OSError on the way is a FileWriteError naming `path`."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
-    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # umask applies
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # umask applies
+    except OSError as error:
+        raise _write_error(path, error) from error
     try:
         write(tmp)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as error:
         tmp.unlink(missing_ok=True)
+        if isinstance(error, OSError) and not isinstance(error, FileWriteError):
+            raise _write_error(path, error) from error
         raise
     _sync_dir(path.parent)
     return path

@@ -27,6 +27,19 @@ ACTIONS = {"fresh": "train", "resume": "resume", "skip": "skip"}
 SHARED_RUN_DIR = "another job of the sweep has this run directory: set `variant` apart"
 
 
+def sweep_names() -> list[str]:
+    """The sweeps of conf/sweep/."""
+    return sorted(path.stem for path in (CONF_DIR / "sweep").glob("*.yaml"))
+
+
+def unknown_sweep(name: str, overrides: list[str]) -> str | None:
+    """The one-line error for a sweep `name` that conf/sweep/ lacks, listing those it has;
+    None when it is there, or may be in a config folder of a `hydra.searchpath` override."""
+    if name in sweep_names() or any(o.startswith("hydra.searchpath=") for o in overrides):
+        return None
+    return f"no sweep {name!r} in conf/sweep/; the sweeps: {', '.join(sweep_names())}"
+
+
 def job_action(job: SweepJob) -> tuple[str, str]:
     """(what the job would do, detail) without running it."""
     if job.config is None:
@@ -61,7 +74,11 @@ def list_sweep(sweep: str, overrides: list[str]) -> tuple[list[str], Counter]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = cli_parsers.sweep_list().parse_args(argv)
+    parser = cli_parsers.sweep_list()
+    args = parser.parse_args(argv)
+    if problem := unknown_sweep(args.sweep, args.overrides):
+        print(f"{parser.prog}: error: {problem}", file=sys.stderr)
+        return 2
     lines, counts = list_sweep(args.sweep, args.overrides)
     print("\n".join(lines))
     total = sum(counts.values())

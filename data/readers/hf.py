@@ -67,6 +67,10 @@ def load(path: str, name: str | None) -> datasets.DatasetDict:
             loaded = datasets.load_dataset(path, name)
     except OSError as err:  # FileNotFoundError, ConnectionError (hub unreachable) ...
         raise SOURCE.not_found(f"cannot load {path!r}: {err}") from None
+    except ValueError as err:  # a configuration `name` the dataset does not have ...
+        raise SOURCE.not_found(
+            f"cannot load {path!r} with dataset.reader.name={name!r}: {err}"
+        ) from None
     if not isinstance(loaded, datasets.DatasetDict):
         raise SOURCE.not_found(f"{path!r} is a single Dataset; save a DatasetDict with splits")
     return loaded

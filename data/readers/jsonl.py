@@ -15,6 +15,7 @@ from data.document import Document
 from data.errors import DataFormatError, json_lines, location
 from data.readers.base import OptionsReader
 from data.readers.content_hash import file_sha256
+from data.readers.sources import DatasetNotFoundError
 from data.splits import SPLIT_NAMES
 
 LAYOUT = (
@@ -74,11 +75,15 @@ class JsonlReader(OptionsReader):
     def _files(self) -> dict[str, Path]:
         root = Path(self.path).expanduser()
         if not root.is_dir():
-            raise FileNotFoundError(f"dataset directory {root} not found: {LAYOUT}")
+            raise DatasetNotFoundError(
+                f"dataset directory {root} not found (dataset.path): {LAYOUT}"
+            )
         files = {split: root / f"{split}.jsonl" for split in SPLIT_NAMES}
         missing = [p.name for p in files.values() if not p.is_file()]
         if missing:
-            raise FileNotFoundError(f"{root} lacks {', '.join(missing)}: {LAYOUT}")
+            raise DatasetNotFoundError(
+                f"{root} lacks {', '.join(missing)} (dataset.path): {LAYOUT}"
+            )
         return files
 
     def fingerprint(self) -> dict:

@@ -25,6 +25,7 @@ from models.word_embedding import WordEmbedding
 # a small paragraph encoder and decoder for the tests (vocabulary of 30 word ids)
 TINY = dict(hidden_dim=16, ff_dim=24)
 TOY = dict(hidden_dim=32, ff_dim=64, dropout=0.0)
+HEADS_DIVIDE = (("heads", "hidden_dim"),)  # paragraph attention (models.hyperparameters)
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ def takes_settings(function: Callable) -> Callable:
     toy_lr=5e-3,
     colour="#2ca02c",
     order_free=True,
+    divides=HEADS_DIVIDE,
 )
 @takes_settings
 def attordernet(
@@ -137,6 +139,7 @@ def attordernet(
     toy_lr=5e-3,
     colour="#d62728",
     order_free=True,
+    divides=(*HEADS_DIVIDE, ("sentence_heads", "embedding_dim")),
 )
 @takes_settings
 def attordernet_att(
@@ -173,6 +176,7 @@ def attordernet_att(
     toy_lr=5e-3,
     colour="#9467bd",
     order_free=True,
+    divides=HEADS_DIVIDE,
 )
 @takes_settings
 def attordernet_cnn(

@@ -5,7 +5,7 @@ manner of the BERT-based orderers (Cui, Jiang, Li and Zhang 2020, BERSON)."""
 from torch import Tensor
 
 from models.ordering_model import OrderingModel
-from models.presets.attordernet import AttOrderNetSettings, takes_settings
+from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings, takes_settings
 from models.registry import register_preset
 from models.sentence_minilm import VectorStores
 from models.sentence_transformer_finetuned import FineTunedSentenceEncoder
@@ -16,6 +16,7 @@ from models.sentence_transformer_finetuned import FineTunedSentenceEncoder
     tiny=dict(hidden_dim=16, paragraph_layers=1, ff_dim=24, train_layers=1),
     colour="#17becf",
     order_free=True,
+    divides=HEADS_DIVIDE,
 )
 @takes_settings
 def minilm_finetune(

@@ -19,6 +19,7 @@ from models.sentence_lstm import SentenceLSTM
     toy_lr=5e-3,
     colour="#8c564b",
     order_free=True,
+    divides=(("heads", "hidden_dim"), (2, "hidden_dim")),  # word BiLSTM: d/2 per direction
 )
 def han(
     vocab_size: int,

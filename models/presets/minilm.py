@@ -4,7 +4,7 @@ encoder and pointer decoder (Cui et al. 2018)."""
 from torch import Tensor
 
 from models.ordering_model import OrderingModel
-from models.presets.attordernet import AttOrderNetSettings, takes_settings
+from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings, takes_settings
 from models.registry import register_preset
 from models.sentence_minilm import MiniLMSentenceEncoder, VectorStores
 
@@ -16,6 +16,7 @@ from models.sentence_minilm import MiniLMSentenceEncoder, VectorStores
     toy_lr=5e-3,
     colour="#e377c2",
     order_free=True,
+    divides=HEADS_DIVIDE,
 )
 @takes_settings
 def minilm_ptrnet(
