@@ -8,11 +8,15 @@ h_t = [h_t(fwd); h_t(bwd)] are averaged over the words (`bidirectional=True,
 pooling="mean"`). Padding tokens never reach the LSTM; padding sentences (0 tokens) are
 skipped and encoded as zero vectors.
 
-On the CPU the LSTM runs once per group of sentences of equal length, on those sentences
-without padding (`grouped_states`), not on a `PackedSequence`: the backward pass of a
-packed LSTM zero-fills a gradient of the whole packed input at every time step (76% of a
-profiled `lstm_ptrnet` training step), which made training steps 1.5-1.9x slower
-(`docs/performance.md`). Both compute the same function with the same parameters; on a GPU
+On the CPU the LSTM runs on a few length buckets (`bucketed_states`,
+`models.length_buckets`): sentences sorted by length, each bucket cut to its longest
+sentence and right-padded, one call per layer and direction; the backward direction reads
+each sentence reversed within its own length, so padding only ever follows the real words
+and never reaches a state that is used. This replaced one call per distinct length
+(`grouped_states`, kept as the reference path of `models.compute_paths`), whose many small
+calls cost 2-3x more at the published sizes; that in turn replaced a `PackedSequence`,
+whose backward pass zero-fills a gradient of the whole packed input at every time step
+(docs/performance.md). All compute the same function with the same parameters; on a GPU
 the packed call (one cuDNN kernel for all lengths) is kept (`packed_states`).
 """
 
@@ -21,9 +25,14 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from models.compute_paths import use_reference
+from models.length_buckets import length_buckets, reversal_index
 from models.masked_ops import encode_nonempty, length_mask, masked_mean
 
 POOLINGS = ("last", "mean")
+# one more LSTM call costs about as much as this many padded token steps (AMD EPYC, one
+# thread, 50-d words, 100-256 units; docs/performance.md)
+LSTM_CALL_COST = 100
 
 
 class SentenceLSTM(nn.Module):
@@ -58,9 +67,11 @@ class SentenceLSTM(nn.Module):
     def word_states(self, words: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:
         """Non-empty sentences: words (S', T, e), lengths (S',) -> top-layer outputs
         (S', T, D) (zeros at padding) and final states (S', D), directions concatenated."""
-        if words.device.type == "cpu":
+        if words.device.type != "cpu":
+            return packed_states(self.lstm, words, lengths)
+        if use_reference() or not splits_by_direction(self.lstm):
             return grouped_states(self.lstm, words, lengths)
-        return packed_states(self.lstm, words, lengths)
+        return bucketed_states(self.lstm, words, lengths)
 
     def _encode(self, words: Tensor, lengths: Tensor) -> Tensor:
         """Non-empty sentences: words (S', T, e), lengths (S',) -> (S', output_dim)."""
@@ -91,6 +102,70 @@ def grouped_states(lstm: nn.LSTM, words: Tensor, lengths: Tensor) -> tuple[Tenso
         finals.append(final_states(lstm, hidden))  # (G, D)
     inverse = torch.cat(rows).argsort()  # (S',) position of each sentence in the groups
     return torch.cat(outputs).index_select(0, inverse), torch.cat(finals).index_select(0, inverse)
+
+
+def splits_by_direction(lstm: nn.LSTM) -> bool:
+    """Whether `bucketed_states` computes what `lstm` does: no projection, and no dropout
+    between layers while training (its random draws would differ)."""
+    dropout = lstm.dropout if lstm.training and lstm.num_layers > 1 else 0.0
+    return lstm.proj_size == 0 and dropout == 0.0
+
+
+def bucketed_states(lstm: nn.LSTM, words: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:
+    """`SentenceLSTM.word_states` on length buckets (`models.length_buckets`), each bucket
+    run by `bucket_states`; the results are put back in input order."""
+    total = words.shape[1]
+    rows, outputs, finals = [], [], []
+    for group, longest in length_buckets(lengths, LSTM_CALL_COST):
+        hidden, final = bucket_states(
+            lstm, words.index_select(0, group)[:, :longest], lengths.index_select(0, group)
+        )  # (G, L, D), (G, D)
+        outputs.append(F.pad(hidden, (0, 0, 0, total - longest)))  # (G, T, D)
+        finals.append(final)
+        rows.append(group)
+    inverse = torch.cat(rows).argsort()  # (S',) position of each sentence in the buckets
+    return torch.cat(outputs).index_select(0, inverse), torch.cat(finals).index_select(0, inverse)
+
+
+def bucket_states(lstm: nn.LSTM, words: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:
+    """One bucket: words (G, L, e) right-padded, L the longest of lengths (G,) -> top-layer
+    outputs (G, L, D) (zeros at padding) and final states (G, D), directions concatenated.
+    Each layer and direction is one call of `torch.lstm`; the backward direction reads each
+    sentence reversed within its length, so padding only ever follows the real words."""
+    longest = words.shape[1]
+    reverse = reversal_index(lengths, longest).unsqueeze(-1)  # (G, L, 1)
+    hidden = words
+    for layer in range(lstm.num_layers):
+        directions = []
+        for direction in range(2 if lstm.bidirectional else 1):
+            inputs = hidden if direction == 0 else _gather_steps(hidden, reverse)
+            output = _one_direction(lstm, layer, direction, inputs)  # (G, L, H)
+            directions.append(output if direction == 0 else _gather_steps(output, reverse))
+        hidden = torch.cat(directions, dim=-1)  # (G, L, D); beyond a length: unused
+    last = (lengths - 1).view(-1, 1, 1).expand(-1, 1, lstm.hidden_size)  # (G, 1, H)
+    final = [directions[0].gather(1, last).squeeze(1)]  # forward: at the last word
+    if lstm.bidirectional:
+        final.append(directions[1][:, 0])  # backward: at the first word
+    real = length_mask(lengths, longest).unsqueeze(-1)  # (G, L, 1)
+    return hidden * real, torch.cat(final, dim=-1)  # (G, L, D), (G, D)
+
+
+def _gather_steps(values: Tensor, index: Tensor) -> Tensor:
+    """values (G, L, D), index (G, L, 1) -> values[g, index[g, t]] (G, L, D)."""
+    return values.gather(1, index.expand(-1, -1, values.shape[-1]))
+
+
+def _one_direction(lstm: nn.LSTM, layer: int, direction: int, inputs: Tensor) -> Tensor:
+    """One layer and direction of `lstm` run forwards over inputs (G, L, I), from zero
+    states -> outputs (G, L, H)."""
+    suffix = f"_l{layer}" + ("_reverse" if direction else "")
+    names = ["weight_ih", "weight_hh"] + (["bias_ih", "bias_hh"] if lstm.bias else [])
+    weights = [getattr(lstm, name + suffix) for name in names]
+    zeros = inputs.new_zeros(1, inputs.shape[0], lstm.hidden_size)  # (1, G, H)
+    output, _, _ = torch.lstm(
+        inputs, (zeros, zeros), weights, lstm.bias, 1, 0.0, lstm.training, False, True
+    )
+    return output
 
 
 def final_states(lstm: nn.LSTM, hidden: Tensor) -> Tensor:
