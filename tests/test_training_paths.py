@@ -10,7 +10,10 @@ import torch
 
 import models.sentence_lstm as sentence_lstm
 from models.compute_paths import reference_paths, use_reference
+from models.han_word_attention import HANWordAttention
 from models.length_buckets import length_buckets, reversal_index
+from models.sentence_attention import SentenceSelfAttention
+from models.sentence_cnn import SentenceCNN
 from models.sentence_lstm import SentenceLSTM, bucketed_states, grouped_states
 from tests.model_batches import PRESETS, random_batch, tiny_preset
 
@@ -117,3 +120,47 @@ def test_fast_paths_give_the_reference_loss_gradients_and_orders(preset):
             expected_orders, expected_scores = model.search(batch, beam)
         assert torch.equal(orders, expected_orders)
         torch.testing.assert_close(scores, expected_scores, atol=1e-5, rtol=1e-5)
+
+
+def _outputs_and_grads(module, words, lengths, seed):
+    torch.manual_seed(seed)
+    vectors = module(words, lengths)
+    loss = (vectors * torch.linspace(-1, 1, vectors.shape[-1])).sum()
+    return vectors, torch.autograd.grad(loss, [words, *module.parameters()])
+
+
+def _assert_paths_agree(module, words, lengths):
+    fast, fast_grads = _outputs_and_grads(module, words, lengths, seed=2)
+    with reference_paths():
+        expected, expected_grads = _outputs_and_grads(module, words, lengths, seed=2)
+    torch.testing.assert_close(fast, expected, atol=1e-5, rtol=1e-5)
+    for grad, expected_grad in zip(fast_grads, expected_grads, strict=True):
+        torch.testing.assert_close(grad, expected_grad, atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("widths", [3, (2, 3, 5)])
+def test_bucketed_cnn_pooling_before_the_relu_equals_the_reference(widths):
+    torch.manual_seed(0)
+    encoder = SentenceCNN(5, 6, widths, dropout=0.2).train()
+    words, lengths = _random_words(8)  # sentences of 1..9 words, some shorter than a window
+    lengths[::9] = 0  # padding sentences
+    _assert_paths_agree(encoder, words, lengths)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("training", [True, False])
+def test_bucketed_self_attention_equals_the_reference(norm_first, training):
+    torch.manual_seed(0)
+    encoder = SentenceSelfAttention(10, num_layers=2, heads=2, ff_dim=12, dropout=0.3)
+    for layer in encoder.layers:
+        layer.norm_first = norm_first
+    encoder.train(training)
+    words, lengths = _random_words(4, width=10)
+    _assert_paths_agree(encoder, words, lengths)
+
+
+def test_two_layer_han_word_encoder_paths_agree():
+    torch.manual_seed(0)
+    encoder = HANWordAttention(6, 8, heads=2, dropout=0.3, lstm_layers=2).train()
+    words, lengths = _random_words(6, width=6)
+    _assert_paths_agree(encoder, words, lengths)
