@@ -29,6 +29,7 @@ from hydra.utils import get_object
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from benchmark.harness.threads import AUTO
 from data.noise import noise_setting
 
 _ABSENT = object()
@@ -110,6 +111,8 @@ def value_problems(cfg: DictConfig) -> list[str]:
             continue  # checked where it comes from
         if key in _OPTIMIZER_KEYS and _select(cfg, "model.optimizer._target_") in (_ABSENT, None):
             continue  # an optimizer setting without an optimizer: nothing trains
+        if key == "cpu_threads" and value == AUTO:
+            continue  # the cores the job was given (benchmark.harness.threads)
         problem = _value_problem(key, value, kind, low, nullable)
         if problem:
             problems.append(problem)

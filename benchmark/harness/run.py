@@ -32,6 +32,7 @@ from benchmark.harness.run_plan import (
     ResumeInfo,
     RunPlan,
 )
+from benchmark.harness.threads import resolve_threads
 from benchmark.harness.training_progress import training_progress
 from benchmark.metrics.breakdowns import breakdowns
 from benchmark.metrics.corpus import HEADLINE_ACCURACY
@@ -116,8 +117,8 @@ def build_trainer(
 def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
     """Train (unless the model has nothing to learn; from `plan.ckpt_path` when resuming),
     select on valid, test once."""
-    if cfg.cpu_threads:
-        torch.set_num_threads(cfg.cpu_threads)
+    if threads := resolve_threads(cfg.cpu_threads):
+        torch.set_num_threads(threads)
     pl.seed_everything(cfg.seed, workers=True)
     datamodule = build_datamodule(cfg)
     datamodule.prepare_data()
