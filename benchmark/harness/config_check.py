@@ -49,6 +49,7 @@ SETTINGS = {
     "dataset.datamodule.eval_batch_size": ("int", 1, False),
     "bootstrap_resamples": ("int", 1, False),
     "cpu_threads": ("int", 1, True),
+    "compile": ("bool", None, False),
     "early_stopping.patience": ("int", 0, True),
     "model.optimizer.lr": ("number", 0, False),  # inf is let through: the NaN guard stops it
     "include_trivial": ("bool", None, False),
@@ -57,7 +58,7 @@ SETTINGS = {
 }
 # keys that code reads with `.get` and a config may lack (a `+` override may add them)
 OPTIONAL_KEYS = frozenset({
-    "cpu_threads", "rerun", "dataset.noise", "model.embeddings", "model.embedding_dim",
+    "cpu_threads", "compile", "rerun", "dataset.noise", "model.embeddings", "model.embedding_dim",
     "model.optimizer", "model.scheduler",
 })
 _OPTIMIZER_KEYS = frozenset({"model.optimizer.lr"})

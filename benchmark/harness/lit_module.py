@@ -10,16 +10,19 @@ figures add `noise_acc` and `n_docs_order` (`benchmark.metrics.corpus`).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 import pytorch_lightning as pl
 import torch
 from torch import nn
 
+from benchmark.harness.compiled_optimizer import compile_update
 from benchmark.harness.optimisation import linear_warmup, parameter_groups, warmup_steps
 from benchmark.metrics.corpus import score_records, summarise
 from benchmark.records.prediction_records import gather_records, records_from_batch
 
+log = logging.getLogger(__name__)
 COUNT_KEYS = frozenset({"n_docs", "n_docs_order", "n_trivial"})  # bookkeeping, not curves
 
 
@@ -35,6 +38,7 @@ class OrderingTask(pl.LightningModule):
         test_beam_size: int = 1,  # the preset's published beam width
         include_trivial: bool = False,
         noisy: bool = False,  # documents may hold distractors (dataset.noise 1 or 0/1)
+        compile_optimizer: bool = False,  # torch.compile the update (config key `compile`)
     ):
         super().__init__()
         self.net = net
@@ -44,6 +48,7 @@ class OrderingTask(pl.LightningModule):
         self.test_beam_size = test_beam_size
         self.include_trivial = include_trivial
         self.noisy = noisy
+        self.compile_optimizer = compile_optimizer
         self._records: list[dict] = []
         self.split_records: dict[str, list[dict]] = {}
         self.split_metrics: dict[str, dict] = {}
@@ -69,6 +74,12 @@ class OrderingTask(pl.LightningModule):
         warmup = warmup_steps(self.net)
         if warmup and self.scheduler_factory is not None:
             raise ValueError("model.scheduler cannot be combined with the model's warmup_steps")
+        if self.compile_optimizer:
+            if warmup or self.scheduler_factory is not None:
+                log.warning("compile: the learning rate changes during training; the "
+                            "optimiser's update stays eager")  # fmt: skip
+            else:
+                compile_update(optimizer)
         if warmup:
             scheduler = {"scheduler": linear_warmup(optimizer, warmup), "interval": "step"}
             return {"optimizer": optimizer, "lr_scheduler": scheduler}

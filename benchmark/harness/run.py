@@ -81,6 +81,7 @@ def build_task(cfg: DictConfig, datamodule) -> OrderingTask:
         test_beam_size=cfg.model.beam_size,
         include_trivial=cfg.include_trivial,
         noisy=has_noise(dataset_noise(cfg)),
+        compile_optimizer=bool(cfg.get("compile", False)),
     )
 
 
