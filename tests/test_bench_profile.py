@@ -10,6 +10,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from benchmark.bench import profile
 from benchmark.bench.nips_like import SENTENCES, TOKENS, nips_like_documents
+from benchmark.bench.paper import compare_paths
 from benchmark.bench.parts import (
     PartClock,
     padding_counts,
@@ -117,3 +118,13 @@ def test_profile_command_writes_its_record(tmp_path, capsys):
 def test_profile_refuses_bad_arguments(argv, capsys):
     assert profile.main(argv) == 2
     assert "benchmark.bench.profile: error" in capsys.readouterr().err
+
+
+def test_the_bf16_path_of_profile_and_comparison_runs_on_the_cpu(tmp_path):
+    out = tmp_path / "profile.json"
+    argv = ["experiments=attordernet_paper", "scale=0.02", "train_batches=1", "val_batches=1",
+            "plain_batches=1", "flop_batches=1", "precision=bf16", f"out={out}"]  # fmt: skip
+    assert profile.main(argv) == 0
+    assert json.loads(out.read_text())["settings"]["precision"] == "bf16"
+    result = compare_paths("lstm_ptrnet_paper", steps=1, repeats=1, precision="bf16", scale=0.02)
+    assert result["status"] == "ok" and result["max_loss_relative_difference"] < 1e-2

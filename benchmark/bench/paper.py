@@ -10,7 +10,9 @@ optimiser and the same seed, the two paths alternating which goes first. Each re
 gives the ratio of the two times (wall clock, and the process's CPU time, which a loaded
 machine disturbs less); the figures are the medians over repeats. The losses of the two
 paths on the same steps must agree (the largest relative difference is recorded): the
-ratio is taken at equal outputs.
+ratio is taken at equal outputs. With `compiled`, a third path runs the fast paths with
+the optimiser's update compiled (`compile: true`, `benchmark.harness.compiled_optimizer`;
+its first round compiles, untimed).
 """
 
 from __future__ import annotations
@@ -26,17 +28,25 @@ import torch
 from benchmark.bench.nips_like import write_nips_like
 from benchmark.bench.parts import plain_step
 from benchmark.bench.timing import autocast, synchronize
+from benchmark.harness.compiled_optimizer import compile_update
 from models.batch import to_device
 from models.compute_paths import reference_paths
 
 PATHS = ("reference", "fast")
 
 
-def _run(task, batches: list[dict], clip, device: torch.device, precision: str, seed: int):
-    """Wall and CPU seconds of the steps on `batches` from a fresh optimiser, and the
-    losses."""
+def _optimizer(task):
     optimizer = task.configure_optimizers()
-    optimizer = optimizer["optimizer"] if isinstance(optimizer, dict) else optimizer
+    return optimizer["optimizer"] if isinstance(optimizer, dict) else optimizer
+
+
+def _run(task, batches: list[dict], clip, device: torch.device, precision: str, seed: int,
+         optimizer=None):  # fmt: skip
+    """Wall and CPU seconds of the steps on `batches` from a fresh optimiser (or
+    `optimizer` with its state cleared), and the losses."""
+    if optimizer is None:
+        optimizer = _optimizer(task)
+    optimizer.state.clear()
     torch.manual_seed(seed)
     synchronize(device)
     wall, cpu = time.perf_counter(), time.process_time()
@@ -56,9 +66,11 @@ def compare_paths(
     precision: str = "32",
     seed: int = 0,
     scale: float = 1.0,
+    compiled: bool = False,
 ) -> dict:
     """The record of one experiment (see the module docstring); `scale` shrinks the
     NIPS-like splits (tests)."""
+    paths = (*PATHS, "compiled") if compiled else PATHS
     from benchmark.bench.profile import build, spread  # the profile's config and data
 
     place = torch.device(device)
@@ -70,31 +82,35 @@ def compare_paths(
     task.net.to(place).train()
     initial = copy.deepcopy(task.net.state_dict())
     clip = cfg.trainer.get("gradient_clip_val")
-    times = {path: {"wall": [], "cpu": []} for path in PATHS}
-    differences = []
-    for repeat in range(repeats + 1):  # the first round warms both paths up, untimed
-        order = PATHS if repeat % 2 == 0 else PATHS[::-1]
+    fused = compile_update(_optimizer(task)) if compiled else None
+    times = {path: {"wall": [], "cpu": []} for path in paths}
+    differences = {path: [] for path in paths[1:]}
+    for repeat in range(repeats + 1):  # the first round warms the paths up, untimed
+        order = paths if repeat % 2 == 0 else paths[::-1]
         losses = {}
         for path in order:
             task.net.load_state_dict(initial)
+            optimizer = fused if path == "compiled" else None
             with reference_paths(path == "reference"):
-                wall, cpu, losses[path] = _run(task, batches, clip, place, precision, seed)
+                wall, cpu, losses[path] = _run(
+                    task, batches, clip, place, precision, seed, optimizer
+                )
             if repeat:
                 times[path]["wall"].append(wall)
                 times[path]["cpu"].append(cpu)
-        differences += [
-            abs(fast - ref) / max(abs(ref), 1e-12)
-            for ref, fast in zip(losses["reference"], losses["fast"], strict=True)
-        ]
+        for path in paths[1:]:
+            differences[path] += [
+                abs(other - ref) / max(abs(ref), 1e-12)
+                for ref, other in zip(losses["reference"], losses[path], strict=True)
+            ]
     docs = sum(len(batch["n_sentences"]) for batch in batches)
-    ratios = {
-        clock: statistics.median(
-            ref / fast for ref, fast in zip(times["reference"][clock], times["fast"][clock],
-                                            strict=True)  # fmt: skip
-        )
-        for clock in ("wall", "cpu")
-    }
-    return {
+
+    def speedups(path: str, clock: str) -> list[float]:
+        return [ref / other for ref, other in zip(times["reference"][clock], times[path][clock],
+                                                 strict=True)]  # fmt: skip
+
+    ratios = {clock: statistics.median(speedups("fast", clock)) for clock in ("wall", "cpu")}
+    record = {
         "status": "ok",
         "model": cfg.model.name,
         "threads": torch.get_num_threads(),
@@ -103,28 +119,34 @@ def compare_paths(
         "tokens_per_step": round(sum(int(b["token_lengths"].sum()) for b in batches)
                                  / len(batches)),  # fmt: skip
         "docs_per_s": {
-            path: round(docs / statistics.median(times[path]["wall"]), 1) for path in PATHS
+            path: round(docs / statistics.median(times[path]["wall"]), 1) for path in paths
         },
         "step_ms": {
             path: round(1000 * statistics.median(times[path]["wall"]) / len(batches), 1)
-            for path in PATHS
+            for path in paths
         },
         "speedup_wall": round(ratios["wall"], 2),
         "speedup_cpu": round(ratios["cpu"], 2),
-        "speedups_wall": [
-            round(ref / fast, 2)
-            for ref, fast in zip(times["reference"]["wall"], times["fast"]["wall"], strict=True)
-        ],
-        "max_loss_relative_difference": float(f"{max(differences):.2e}"),
+        "speedups_wall": [round(ratio, 2) for ratio in speedups("fast", "wall")],
+        "max_loss_relative_difference": float(f"{max(differences['fast']):.2e}"),
     }
+    if compiled:
+        record["compiled"] = {
+            "speedup_wall": round(statistics.median(speedups("compiled", "wall")), 2),
+            "speedup_cpu": round(statistics.median(speedups("compiled", "cpu")), 2),
+            "max_loss_relative_difference": float(f"{max(differences['compiled']):.2e}"),
+        }
+    return record
 
 
 def paper_table(results: dict) -> str:
     """Markdown table of `compare_paths` records by experiment."""
+    compiled = any("compiled" in result for result in results.values())
     lines = [
         "| experiment | docs/step | reference docs/s | fast docs/s | speed-up (wall) "
-        "| speed-up (CPU time) | repeats | loss difference |",
-        "|---|---:|---:|---:|---:|---:|---|---:|",
+        "| speed-up (CPU time) | repeats | loss difference |"
+        + (" + compiled update (wall, CPU) |" if compiled else ""),
+        "|---|---:|---:|---:|---:|---:|---|---:|" + ("---:|" if compiled else ""),
     ]
     for name, result in results.items():
         if result.get("status") != "ok":
@@ -136,5 +158,7 @@ def paper_table(results: dict) -> str:
             f"| **{result['speedup_wall']}x** | {result['speedup_cpu']}x "
             f"| {', '.join(map(str, result['speedups_wall']))} "
             f"| {result['max_loss_relative_difference']:.1e} |"
+            + (f" {result['compiled']['speedup_wall']}x, {result['compiled']['speedup_cpu']}x |"
+               if "compiled" in result else "")  # fmt: skip
         )
     return "\n".join(lines)

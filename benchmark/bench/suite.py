@@ -36,6 +36,7 @@ keys (defaults in brackets; `quick=true` uses tiny sizes for tests and smoke che
   paper_experiments  comma-separated conf/experiment names [the six *_paper presets]
   paper_steps, paper_repeats  training batches per path and repeats (median) [6, 3]
   paper_threads   PyTorch threads of the paper-size comparison [1]
+  paper_compile   true | false: also the fast paths with the compiled update (`compile`) [false]
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ QUICK = {
 OTHER = {
     "presets": None, "dataset": "brown", "device": None, "precision": "32",
     "threads": None, "out": None, "quick": "false", "isolate": "true", "paper": "true",
-    "paper_threads": "1",
+    "paper_threads": "1", "paper_compile": "false",
 }  # fmt: skip
 PAPER_SCALE = {"false": 1.0, "true": 0.05}  # NIPS-like split sizes (quick: a twentieth)
 LOSS_TOLERANCE = 1e-4  # largest relative loss difference of the two paths: equal outputs
@@ -138,6 +139,7 @@ def parse_args(argv: Sequence[str]) -> tuple[list[str], Settings, Path, bool, di
             "steps": positive_int("paper_steps", args["paper_steps"]),
             "repeats": positive_int("paper_repeats", args["paper_repeats"]),
             "threads": positive_int("paper_threads", args["paper_threads"]),
+            "compiled": choice(args, "paper_compile", BOOLEANS) == "true",
             "scale": PAPER_SCALE[args["quick"]],
         }
     return presets, settings, out, choice(args, "isolate", BOOLEANS) == "true", paper
@@ -177,7 +179,7 @@ def _compare_paths(experiment: str, paper: dict, settings: Settings) -> dict:
     torch.set_num_threads(paper["threads"])
     return compare_paths(
         experiment, paper["steps"], paper["repeats"], settings.device, settings.precision,
-        scale=paper["scale"],
+        scale=paper["scale"], compiled=paper["compiled"],
     )  # fmt: skip
 
 
