@@ -75,6 +75,10 @@ class SentenceLSTM(nn.Module):
 
     def _encode(self, words: Tensor, lengths: Tensor) -> Tensor:
         """Non-empty sentences: words (S', T, e), lengths (S',) -> (S', output_dim)."""
+        if self.pooling == "last" and words.device.type == "cpu" and not use_reference() and (
+            splits_by_direction(self.lstm)
+        ):
+            return bucketed_states(self.lstm, words, lengths, outputs=False)[1]
         outputs, last = self.word_states(words, lengths)
         if self.pooling == "mean":
             return masked_mean(outputs, length_mask(lengths, words.shape[1]))
@@ -111,43 +115,54 @@ def splits_by_direction(lstm: nn.LSTM) -> bool:
     return lstm.proj_size == 0 and dropout == 0.0
 
 
-def bucketed_states(lstm: nn.LSTM, words: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:
+def bucketed_states(
+    lstm: nn.LSTM, words: Tensor, lengths: Tensor, outputs: bool = True
+) -> tuple[Tensor | None, Tensor]:
     """`SentenceLSTM.word_states` on length buckets (`models.length_buckets`), each bucket
-    run by `bucket_states`; the results are put back in input order."""
+    run by `bucket_states`; the results are put back in input order. `outputs=False`:
+    the final states only (None for the outputs)."""
     total = words.shape[1]
-    rows, outputs, finals = [], [], []
+    rows, hidden, finals = [], [], []
     for group, longest in length_buckets(lengths, LSTM_CALL_COST):
-        hidden, final = bucket_states(
-            lstm, words.index_select(0, group)[:, :longest], lengths.index_select(0, group)
-        )  # (G, L, D), (G, D)
-        outputs.append(F.pad(hidden, (0, 0, 0, total - longest)))  # (G, T, D)
+        states, final = bucket_states(
+            lstm, words.index_select(0, group)[:, :longest], lengths.index_select(0, group),
+            outputs,
+        )  # (G, L, D) or None, (G, D)
+        if outputs:
+            hidden.append(F.pad(states, (0, 0, 0, total - longest)))  # (G, T, D)
         finals.append(final)
         rows.append(group)
     inverse = torch.cat(rows).argsort()  # (S',) position of each sentence in the buckets
-    return torch.cat(outputs).index_select(0, inverse), torch.cat(finals).index_select(0, inverse)
+    last = torch.cat(finals).index_select(0, inverse)  # (S', D)
+    return (torch.cat(hidden).index_select(0, inverse) if outputs else None), last
 
 
-def bucket_states(lstm: nn.LSTM, words: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:
+def bucket_states(
+    lstm: nn.LSTM, words: Tensor, lengths: Tensor, outputs: bool = True
+) -> tuple[Tensor | None, Tensor]:
     """One bucket: words (G, L, e) right-padded, L the longest of lengths (G,) -> top-layer
-    outputs (G, L, D) (zeros at padding) and final states (G, D), directions concatenated.
-    Each layer and direction is one call of `torch.lstm`; the backward direction reads each
-    sentence reversed within its length, so padding only ever follows the real words."""
+    outputs (G, L, D) (zeros at padding; None when not `outputs`) and final states (G, D),
+    directions concatenated. Each layer and direction is one call of `torch.lstm`; the
+    backward direction reads each sentence reversed within its length, so padding only
+    ever follows the real words, and each direction's final state is its output at its
+    last real step."""
     longest = words.shape[1]
     reverse = reversal_index(lengths, longest).unsqueeze(-1)  # (G, L, 1)
+    last = (lengths - 1).view(-1, 1, 1).expand(-1, 1, lstm.hidden_size)  # (G, 1, H)
     hidden = words
     for layer in range(lstm.num_layers):
-        directions = []
+        read = []  # each direction's outputs in its own reading order
         for direction in range(2 if lstm.bidirectional else 1):
             inputs = hidden if direction == 0 else _gather_steps(hidden, reverse)
-            output = _one_direction(lstm, layer, direction, inputs)  # (G, L, H)
-            directions.append(output if direction == 0 else _gather_steps(output, reverse))
+            read.append(_one_direction(lstm, layer, direction, inputs))  # (G, L, H)
+        if layer == lstm.num_layers - 1:
+            final = torch.cat([out.gather(1, last).squeeze(1) for out in read], dim=-1)
+            if not outputs:
+                return None, final  # (G, D)
+        directions = [read[0], *(_gather_steps(out, reverse) for out in read[1:])]
         hidden = torch.cat(directions, dim=-1)  # (G, L, D); beyond a length: unused
-    last = (lengths - 1).view(-1, 1, 1).expand(-1, 1, lstm.hidden_size)  # (G, 1, H)
-    final = [directions[0].gather(1, last).squeeze(1)]  # forward: at the last word
-    if lstm.bidirectional:
-        final.append(directions[1][:, 0])  # backward: at the first word
     real = length_mask(lengths, longest).unsqueeze(-1)  # (G, L, 1)
-    return hidden * real, torch.cat(final, dim=-1)  # (G, L, D), (G, D)
+    return hidden * real, final  # (G, L, D), (G, D)
 
 
 def _gather_steps(values: Tensor, index: Tensor) -> Tensor:

@@ -76,6 +76,8 @@ def test_bucketed_sentence_lstm_equals_grouped(bidirectional, layers, bias):
     torch.testing.assert_close(bucketed, outputs)
     assert torch.equal(bucketed[outputs == 0], outputs[outputs == 0])  # zeros at padding
     torch.testing.assert_close(bucketed_last, last)
+    no_outputs, final_only = bucketed_states(encoder.lstm, words, lengths, outputs=False)
+    assert no_outputs is None and torch.equal(final_only, bucketed_last)
     for grad, bucketed_grad in zip(grads, bucketed_grads, strict=True):
         torch.testing.assert_close(bucketed_grad, grad, atol=1e-6, rtol=1e-5)
 
