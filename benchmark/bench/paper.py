@@ -5,8 +5,9 @@ For each experiment (`conf/experiment/<name>.yaml`, the published sizes and opti
 `steps` training batches spread over an epoch of NIPS-like documents
 (`benchmark.bench.nips_like`, the DataModule's own length-aware batches) are run as the
 harness runs them (loss, backward, clipping, optimiser step; `benchmark.bench.parts.
-plain_step`), once on each path per repeat, from the same initial weights, a fresh
-optimiser and the same seed, the two paths alternating which goes first. Each repeat
+plain_step`; all but the first step of a run timed), once on each path per repeat, from
+the same initial weights, a fresh optimiser and the same seed, the two paths alternating
+which goes first. Each repeat
 gives the ratio of the two times (wall clock, and the process's CPU time, which a loaded
 machine disturbs less); the figures are the medians over repeats. The losses of the two
 paths on the same steps must agree (the largest relative difference is recorded): the
@@ -21,6 +22,7 @@ import copy
 import statistics
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import torch
@@ -42,20 +44,24 @@ def _optimizer(task):
 
 def _run(task, batches: list[dict], clip, device: torch.device, precision: str, seed: int,
          optimizer=None):  # fmt: skip
-    """Wall and CPU seconds of the steps on `batches` from a fresh optimiser (or
-    `optimizer` with its state cleared), and the losses."""
+    """Wall and CPU seconds of the steps on `batches` after the first (which creates the
+    optimiser's state, and with a compiled update compiles again), from a fresh optimiser
+    (or `optimizer` with its state cleared), and the losses of all steps."""
     if optimizer is None:
         optimizer = _optimizer(task)
     optimizer.state.clear()
     torch.manual_seed(seed)
-    synchronize(device)
-    wall, cpu = time.perf_counter(), time.process_time()
-    losses = [
-        float(plain_step(task.net, batch, optimizer, clip, lambda: autocast(device, precision)))
-        for batch in batches
-    ]
-    synchronize(device)
-    return time.perf_counter() - wall, time.process_time() - cpu, losses
+    losses, wall, cpu = [], 0.0, 0.0
+    for index, batch in enumerate(batches):
+        synchronize(device)
+        start, start_cpu = time.perf_counter(), time.process_time()
+        mixed = partial(autocast, device, precision)
+        losses.append(float(plain_step(task.net, batch, optimizer, clip, mixed)))
+        synchronize(device)
+        if index or len(batches) == 1:
+            wall += time.perf_counter() - start
+            cpu += time.process_time() - start_cpu
+    return wall, cpu, losses
 
 
 def compare_paths(
@@ -103,7 +109,8 @@ def compare_paths(
                 abs(other - ref) / max(abs(ref), 1e-12)
                 for ref, other in zip(losses["reference"], losses[path], strict=True)
             ]
-    docs = sum(len(batch["n_sentences"]) for batch in batches)
+    timed = batches[1:] or batches  # the first step of each run is not timed
+    docs = sum(len(batch["n_sentences"]) for batch in timed)
 
     def speedups(path: str, clock: str) -> list[float]:
         return [ref / other for ref, other in zip(times["reference"][clock], times[path][clock],
@@ -115,14 +122,14 @@ def compare_paths(
         "model": cfg.model.name,
         "threads": torch.get_num_threads(),
         "steps": len(batches),
-        "docs_per_step": round(docs / len(batches), 1),
-        "tokens_per_step": round(sum(int(b["token_lengths"].sum()) for b in batches)
-                                 / len(batches)),  # fmt: skip
+        "docs_per_step": round(docs / len(timed), 1),
+        "tokens_per_step": round(sum(int(b["token_lengths"].sum()) for b in timed)
+                                 / len(timed)),  # fmt: skip
         "docs_per_s": {
             path: round(docs / statistics.median(times[path]["wall"]), 1) for path in paths
         },
         "step_ms": {
-            path: round(1000 * statistics.median(times[path]["wall"]) / len(batches), 1)
+            path: round(1000 * statistics.median(times[path]["wall"]) / len(timed), 1)
             for path in paths
         },
         "speedup_wall": round(ratios["wall"], 2),
