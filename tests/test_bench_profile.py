@@ -109,6 +109,7 @@ def test_profile_command_writes_its_record(tmp_path, capsys):
     assert 0 < result["train"]["padding"]["tokens"] < 1
     flops = result["flops_per_step"]
     assert flops["by_part"]["sentence"] > 0 and flops["total"] == sum(flops["by_part"].values())
+    assert flops["aten_ops"] > 0
     assert "| lstm_ptrnet_paper |" in capsys.readouterr().out
 
 

@@ -11,7 +11,9 @@ preset's validation beam, split the same way. Plain steps (`net.loss` + backward
 as the harness runs them) on a sample of the batches check that splitting the step does
 not change its total. The FLOPs of one training step (`torch.utils.flop_counter`: matrix
 products, convolutions and attention; the LSTMs' through the formula of `LSTM_FLOPS`;
-elementwise work is not counted) are counted per part on a sample of batches.
+elementwise work is not counted) are counted per part on a sample of batches, with the
+ATen operators a step runs (on a GPU about one kernel launch each, which bounds a small
+model's step time from below whatever its FLOPs).
 
 Prints the table and writes the record (machine, load average, settings, figures) to
 `out`. `reference=true` profiles the reference compute paths (`models.compute_paths`),
@@ -46,6 +48,7 @@ from functools import partial
 from pathlib import Path
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
 from benchmark.bench.machine import load_average, machine_info
@@ -114,17 +117,33 @@ LSTM_FLOPS = {
 }
 
 
+class OpCounter(TorchDispatchMode):
+    """Counts the ATen operators run (on a GPU, about one kernel launch each)."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
 class PartFlops:
-    """FLOPs per part (`torch.utils.flop_counter.FlopCounterMode`, with `LSTM_FLOPS`)."""
+    """FLOPs (`torch.utils.flop_counter.FlopCounterMode`, with `LSTM_FLOPS`) and ATen
+    operators per part."""
 
     def __init__(self):
         self.flops: dict[str, int] = defaultdict(int)
+        self.ops: dict[str, int] = defaultdict(int)
 
     @contextmanager
     def __call__(self, part: str):
-        with FlopCounterMode(display=False, custom_mapping=LSTM_FLOPS) as counter:
+        counter, ops = FlopCounterMode(display=False, custom_mapping=LSTM_FLOPS), OpCounter()
+        with counter, ops:
             yield
         self.flops[part] += counter.get_total_flops()
+        self.ops[part] += ops.count
 
 
 def parse_args(argv: Sequence[str]) -> dict:
@@ -291,6 +310,7 @@ def profile_experiment(experiment: str, settings: dict, path: Path, cache: Path)
             "by_part": {part: round(value) for part, value in step_flops.items()},
             "total": round(sum(step_flops.values())),
             "per_epoch_estimate": round(sum(step_flops.values()) * len(fetched)),
+            "aten_ops": round(sum(flops.ops.values()) / len(flop_sample)),
         },
     }
 
@@ -327,13 +347,13 @@ def table(record: dict) -> str:
                      f"{result['val_beam_size']} | "
                      + " | ".join(shares) + " |")  # fmt: skip
     flop_parts = PARTS[:-1]
-    lines += ["", "| experiment | GFLOP per step | docs/step | " + " | ".join(flop_parts) + " |",
-              "|---" * (len(flop_parts) + 3) + "|"]  # fmt: skip
+    lines += ["", "| experiment | GFLOP per step | docs/step | ATen ops per step | "
+              + " | ".join(flop_parts) + " |", "|---" * (len(flop_parts) + 4) + "|"]  # fmt: skip
     for name, result in rows:
         flops = result["flops_per_step"]
         parts = [f"{flops['by_part'][part] / 1e9:.2f}" for part in flop_parts]
         lines.append(f"| {name} | {flops['total'] / 1e9:.2f} | {flops['docs_per_step']} | "
-                     + " | ".join(parts) + " |")  # fmt: skip
+                     f"{flops['aten_ops']} | " + " | ".join(parts) + " |")  # fmt: skip
     return "\n".join(lines)
 
 
