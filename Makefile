@@ -56,7 +56,7 @@ leaderboard: setup  ## results/leaderboard.csv + .md from the finished runs (ARG
 plots: setup  ## results/plots/*.png from the finished runs (ARGS="--runs DIR --out DIR --wandb")
 	$(OB) plots $(ARGS)
 
-bench: setup  ## measured throughput of every preset: training, decoding, scaling, batched vs per-document search (ARGS="presets=... quick=true")
+bench: setup  ## measured throughput of every preset: training, decoding, scaling, batched vs per-document search; paper-size training, fast vs reference paths (ARGS="presets=... quick=true")
 	$(OB) bench $(ARGS)
 
 sweep: setup  ## submit the jobs of conf/sweep/SWEEP.yaml to SLURM (SWEEP=paper TRAINER=gpu|ddp ARGS=...)
