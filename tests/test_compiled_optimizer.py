@@ -24,7 +24,7 @@ def _adadelta_steps(compiled: bool, steps: int = 3):
             optimizer.zero_grad()
             loss = net.loss(batch)
             loss.backward()
-            return loss
+            return loss.detach()
 
         losses.append(float(optimizer.step(closure)))
     return losses, [p.detach().clone() for p in net.parameters()]
