@@ -75,7 +75,7 @@ leaderboard: setup  ## RUNS/reports/leaderboard.csv + .md from the finished runs
 plots: setup  ## RUNS/reports/plots/*.png from the finished runs under RUNS=runs (ARGS="--out DIR --wandb"; --out results/plots replaces the committed ones)
 	$(OB) plots --runs $(RUNS) $(ARGS)
 
-bench: setup  ## measured throughput of every preset: training, decoding, scaling, batched vs per-document search (ARGS="presets=... quick=true")
+bench: setup  ## measured throughput of every preset: training, decoding, scaling, batched vs per-document search; paper-size training, fast vs reference paths (ARGS="presets=... quick=true")
 	$(OB) bench $(ARGS)
 
 sweep: setup  ## submit the jobs of conf/sweep/SWEEP.yaml to SLURM (SWEEP=paper TRAINER=gpu|ddp|cpu, here $(TRAINER): gpu when nvidia-smi sees one; ARGS=...)

@@ -36,10 +36,18 @@ class ReLUMultiHeadAttention(nn.Module):
         self.w_v = nn.Linear(key_dim, model_dim)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, queries: Tensor, keys: Tensor, allowed: Tensor | None = None) -> Tensor:
+    def forward(
+        self,
+        queries: Tensor,
+        keys: Tensor,
+        allowed: Tensor | None = None,
+        dropout_mask: Tensor | None = None,
+    ) -> Tensor:
         """queries (B, Lq, q), keys (B, Lk, k), allowed bool broadcastable to (B, Lq, Lk)
-        (None: attend everywhere) -> (B, Lq, model_dim)."""
-        return self.attend_projected(queries, *self.project_keys(keys), allowed)
+        (None: attend everywhere) -> (B, Lq, model_dim). `dropout_mask` (B, H, Lq, Lk), if
+        given, is the attention dropout's mask (`models.dropout_masks`), drawn by the
+        caller."""
+        return self.attend_projected(queries, *self.project_keys(keys), allowed, dropout_mask)
 
     def project_keys(self, keys: Tensor) -> tuple[Tensor, Tensor]:
         """keys (B, Lk, k) -> their projected keys and values, each (B, H, Lk, d_k); a
@@ -47,7 +55,12 @@ class ReLUMultiHeadAttention(nn.Module):
         return self._split(self.w_k(keys).relu()), self._split(self.w_v(keys).relu())
 
     def attend_projected(
-        self, queries: Tensor, k: Tensor, v: Tensor, allowed: Tensor | None = None
+        self,
+        queries: Tensor,
+        k: Tensor,
+        v: Tensor,
+        allowed: Tensor | None = None,
+        dropout_mask: Tensor | None = None,
     ) -> Tensor:
         """queries (B, Lq, q), projected keys and values (B, H, Lk, d_k) from
         `project_keys` -> (B, Lq, model_dim)."""
@@ -55,7 +68,8 @@ class ReLUMultiHeadAttention(nn.Module):
         scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim)  # (B, H, Lq, Lk)
         if allowed is not None:
             scores = scores.masked_fill(~allowed.unsqueeze(1), torch.finfo(scores.dtype).min)
-        weights = self.dropout(scores.softmax(dim=-1))  # (B, H, Lq, Lk)
+        weights = scores.softmax(dim=-1)  # (B, H, Lq, Lk)
+        weights = self.dropout(weights) if dropout_mask is None else weights * dropout_mask
         heads = weights @ v  # (B, H, Lq, d_k)
         batch, _, length, _ = heads.shape
         return heads.transpose(1, 2).reshape(batch, length, -1)  # (B, Lq, H * d_k)

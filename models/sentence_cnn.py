@@ -10,6 +10,14 @@ than the filter still has windows; only windows touching a real word are pooled,
 padding words are zeroed first, so padding never changes a vector. Padding sentences
 (0 tokens) give zero vectors. Several widths (Gong et al.'s released code uses 3, 4 and 5)
 give `num_filters` maps of each, concatenated.
+
+On the CPU the sentences run in length buckets (`models.length_buckets`), each cut to its
+own longest sentence, instead of all padded to the batch's longest (the reference path of
+`models.compute_paths`): a sentence's vector does not depend on the padding after it, and
+half the positions of NIPS-like batches were padding. The fast path also pools before
+the ReLU: ReLU is nondecreasing, so max_t ReLU(x_t) = ReLU(max_t x_t), and the gradient
+is the same (it reaches the largest x_t when that is positive, nothing otherwise), while
+the ReLU and its backward run on (S, F) instead of (S, F, T) (docs/performance.md).
 """
 
 from collections.abc import Sequence
@@ -17,7 +25,13 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
+from models.compute_paths import use_reference
+from models.length_buckets import encode_in_buckets
 from models.masked_ops import encode_nonempty, length_mask, masked_max
+
+# one more convolution call costs about as much as this many padded sentence positions
+# (AMD EPYC, one thread; docs/performance.md)
+CNN_CALL_COST = 50
 
 
 class SentenceCNN(nn.Module):
@@ -40,7 +54,28 @@ class SentenceCNN(nn.Module):
 
     def forward(self, words: Tensor, lengths: Tensor) -> Tensor:
         """words (S, T, e), lengths (S,) -> (S, num_filters)."""
-        return self.dropout(encode_nonempty(self._encode, words, lengths, self.output_dim))
+        encode = self._encode
+        if words.device.type == "cpu" and not use_reference():
+            encode = self._encode_in_buckets
+        return self.dropout(encode_nonempty(encode, words, lengths, self.output_dim))
+
+    def _encode_in_buckets(self, words: Tensor, lengths: Tensor) -> Tensor:
+        """`_encode_pooling_first` on length buckets: (S', T, e), (S',) -> (S', F x widths)."""
+        return encode_in_buckets(self._encode_pooling_first, words, lengths, CNN_CALL_COST)
+
+    def _encode_pooling_first(self, words: Tensor, lengths: Tensor) -> Tensor:
+        """`_encode` with the max over windows taken before the ReLU, on the (S', F, W)
+        layout of the convolution: (S', T, e), (S',) -> (S', F x widths)."""
+        num_words = words.shape[1]
+        words = words * length_mask(lengths, num_words).unsqueeze(-1)  # (S', T, e) pad = 0
+        pooled = []
+        for width, conv in zip(self.widths, self.convs, strict=True):
+            features = conv(words.transpose(1, 2))  # (S', F, W = T + width - 1)
+            windows = length_mask(lengths + width - 1, num_words + width - 1)  # (S', W)
+            floor = torch.finfo(features.dtype).min
+            best = features.masked_fill(~windows.unsqueeze(1), floor).amax(dim=-1)  # (S', F)
+            pooled.append(best.relu())
+        return torch.cat(pooled, dim=-1)  # (S', F x widths)
 
     def _encode(self, words: Tensor, lengths: Tensor) -> Tensor:
         """Non-empty sentences: words (S', T, e), lengths (S',) -> (S', F x widths)."""

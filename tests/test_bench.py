@@ -82,6 +82,24 @@ def test_quick_bench_writes_its_record(quick_record):
     assert set(lstm["reference"]["by_beam"]) == {"1", "3"}
     assert "train" not in random and set(random["decode"]["by_beam"]) == {"1"}
     assert quick_record["checks"]["mismatches"] == 0
+    paper = quick_record["paper"]["lstm_ptrnet_paper"]
+    assert paper["status"] == "ok" and paper["model"] == "lstm_ptrnet" and paper["threads"] == 1
+    assert paper["speedup_wall"] > 0 and set(paper["docs_per_s"]) == {"reference", "fast"}
+    assert quick_record["checks"]["paper_equal_outputs"] == {"lstm_ptrnet_paper": True}
+
+
+def test_bench_fails_when_the_fast_and_reference_paths_disagree(
+    tmp_path, monkeypatch, quick_record, capsys
+):
+    result = copy.deepcopy(quick_record["paper"]["lstm_ptrnet_paper"])
+    result["max_loss_relative_difference"] = 0.01
+    monkeypatch.setattr(bench, "run_paper", lambda *args: result)
+    monkeypatch.setattr(bench, "run_preset", lambda *args: quick_record["presets"]["random"])
+    out = tmp_path / "bench.json"
+    assert bench.main(["quick=true", "presets=random", f"out={out}", "device=cpu"]) == 1
+    assert "lstm_ptrnet_paper: the fast and reference paths' losses differ" in (
+        capsys.readouterr().err
+    )
 
 
 def test_bench_fails_loudly_on_a_mismatch(tmp_path, monkeypatch, quick_record, capsys):
@@ -89,7 +107,8 @@ def test_bench_fails_loudly_on_a_mismatch(tmp_path, monkeypatch, quick_record, c
     result["reference"]["test_sample"]["mismatches"]["3"] = 1
     monkeypatch.setattr(bench, "run_preset", lambda *args: result)
     out = tmp_path / "bench.json"
-    assert bench.main(["quick=true", "presets=lstm_ptrnet", f"out={out}", "device=cpu"]) == 1
+    argv = ["quick=true", "presets=lstm_ptrnet", f"out={out}", "device=cpu", "paper=false"]
+    assert bench.main(argv) == 1
     assert "1 documents decoded differently" in capsys.readouterr().err
     assert json.loads(out.read_text())["checks"]["mismatches"] == 1
 
@@ -104,7 +123,8 @@ def test_a_failing_preset_is_recorded_and_the_others_still_run(
 
     monkeypatch.setattr(bench, "bench_preset", bench_preset)
     out = tmp_path / "bench.json"
-    argv = ["quick=true", "presets=han,random", f"out={out}", "device=cpu", "isolate=false"]
+    argv = ["quick=true", "presets=han,random", f"out={out}", "device=cpu", "isolate=false",
+            "paper=false"]  # fmt: skip
     assert bench.main(argv) == 1
     assert "han failed (RuntimeError: out of memory)" in capsys.readouterr().err
     presets = json.loads(out.read_text())["presets"]
@@ -120,6 +140,8 @@ def test_a_failing_preset_is_recorded_and_the_others_still_run(
         ("steps=0", "steps must be an integer >= 1"),
         ("precision=fp16", "precision must be one of 32, bf16"),
         ("quick=maybe", "quick must be one of true, false"),
+        ("paper_experiments=nope", "unknown paper experiment(s) ['nope']"),
+        ("paper_threads=0", "paper_threads must be an integer >= 1"),
         pytest.param(
             "device=cuda",
             "device=cuda but PyTorch sees no GPU",

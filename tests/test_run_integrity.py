@@ -261,3 +261,14 @@ def test_sigterm_exits_non_zero_and_the_run_is_interrupted_and_resumable(tmp_pat
     assert "resuming from" in resumed.stdout + resumed.stderr
     assert record(run_dir)["epochs"] == 40
     assert not (run_dir / "failed.json").exists()
+
+
+@pytest.mark.parametrize(("overrides", "pinned"), [
+    ([], "3c8f0670"),
+    (["model=attordernet", "dataset=synthetic"], "6a63f745"),
+])
+def test_existing_run_folders_keep_their_config_id(overrides: list[str], pinned: str):
+    """A new config key changes the config id of every run, so a relaunched sweep would
+    train everything again: give the key a default that keeps the old behaviour and list it
+    in `config_diff.ADDED_DEFAULTS` (then the id leaves it out at that default)."""
+    assert _id(*overrides) == pinned

@@ -29,6 +29,7 @@ from benchmark.bench.reference import sample_mismatches, speedup
 from benchmark.bench.training import training_throughput
 from benchmark.harness.config import compose_config
 from benchmark.harness.run import build_datamodule, build_task
+from benchmark.harness.threads import resolve_threads
 
 OVERRIDES = {
     "minilm_ptrnet": ["++model.net.minilm_store=null"],
@@ -60,7 +61,7 @@ def bench_preset(preset: str, settings: Settings) -> dict:
     cfg = compose_config(
         [f"model={preset}", f"dataset={settings.dataset}", *OVERRIDES.get(preset, [])]
     )
-    threads = settings.threads or cfg.get("cpu_threads")
+    threads = settings.threads or resolve_threads(cfg.get("cpu_threads"))
     if threads:
         torch.set_num_threads(threads)
     torch.manual_seed(cfg.seed)

@@ -7,7 +7,10 @@ test split at each beam width, how search time grows with paragraph length and b
 (its log-log growth exponent over the upper range against 2 for n and 1 for K), and the
 speed-up of the batched beam search over a one-document-at-a-time reference
 (`models.reference_search`), whose orders must be identical. Each preset runs in a fresh
-process, so its peak memory is its own.
+process, so its peak memory is its own. Then the paper-size presets
+(`conf/experiment/*_paper.yaml`) on NIPS-like documents at `paper_threads` threads: their
+training throughput on the fast compute paths against the reference paths, both in one
+process, alternating, as ratios (`benchmark.bench.paper`); their losses must agree.
 
 Prints the tables and writes the record (machine, load average before and after, settings,
 figures) atomically to `out`, after each preset. Exits 1 if the batched and reference
@@ -29,6 +32,11 @@ keys (defaults in brackets; `quick=true` uses tiny sizes for tests and smoke che
   repeats         timed calls per decoding figure, median [3]
   out             [results/bench/<device>.json; quick: results/bench/<device>-quick.json]
   isolate         true | false: each preset in a fresh process [true]
+  paper           true | false: the paper-size training comparison [true]
+  paper_experiments  comma-separated conf/experiment names [the six *_paper presets]
+  paper_steps, paper_repeats  training batches per path and repeats (median) [6, 3]
+  paper_threads   PyTorch threads of the paper-size comparison [1]
+  paper_compile   true | false: also the fast paths with the compiled update (`compile`) [false]
 """
 
 from __future__ import annotations
@@ -46,6 +54,7 @@ from pathlib import Path
 import torch
 
 from benchmark.bench.machine import load_average, machine_info
+from benchmark.bench.paper import compare_paths, paper_table
 from benchmark.bench.preset import Settings, bench_preset
 from benchmark.bench.table import reference_table, scaling_table, throughput_table
 from benchmark.bench.timing import PRECISIONS
@@ -67,23 +76,33 @@ FULL = {
     "steps": "10", "warmup": "2", "beams": "1,4,16,64", "lengths": "5,10,20,40",
     "length": "10", "docs": "16", "decode_docs": "256", "reference_docs": "8", "repeats": "3",
 }  # fmt: skip
+PAPER_EXPERIMENTS = (
+    "attordernet_paper,attordernet_att_paper,attordernet_cnn_paper,lstm_ptrnet_paper,"
+    "cnn_ptrnet_paper,han_paper"
+)
+PAPER = {"paper_experiments": PAPER_EXPERIMENTS, "paper_steps": "6", "paper_repeats": "3"}
 QUICK = {
     "steps": "2", "warmup": "1", "beams": "1,3", "lengths": "3,4", "length": "4", "docs": "2",
     "decode_docs": "4", "reference_docs": "2", "repeats": "1",
+    "paper_experiments": "lstm_ptrnet_paper", "paper_steps": "1", "paper_repeats": "1",
 }  # fmt: skip
 OTHER = {
     "presets": None, "dataset": "brown", "device": None, "precision": "32",
-    "threads": None, "out": None, "quick": "false", "isolate": "true",
+    "threads": None, "out": None, "quick": "false", "isolate": "true", "paper": "true",
+    "paper_threads": "1", "paper_compile": "false",
 }  # fmt: skip
+PAPER_SCALE = {"false": 1.0, "true": 0.05}  # NIPS-like split sizes (quick: a twentieth)
+LOSS_TOLERANCE = 1e-4  # largest relative loss difference of the two paths: equal outputs
 BOOLEANS = ("true", "false")
 SPEEDUP_TARGET = 20.0  # batched over reference, widest beam, `length`-sentence paragraphs
 
 
-def parse_args(argv: Sequence[str]) -> tuple[list[str], Settings, Path, bool]:
-    """`key=value` arguments -> presets, settings, output path, isolate."""
-    given = parse_key_values(argv, dict.fromkeys([*FULL, *OTHER]), (), USAGE)
+def parse_args(argv: Sequence[str]) -> tuple[list[str], Settings, Path, bool, dict | None]:
+    """`key=value` arguments -> presets, settings, output path, isolate, and the paper-size
+    comparison's settings (None: not run)."""
+    given = parse_key_values(argv, dict.fromkeys([*FULL, *PAPER, *OTHER]), (), USAGE)
     quick = choice({"quick": given["quick"] or "false"}, "quick", BOOLEANS) == "true"
-    args = {**OTHER, **FULL, **(QUICK if quick else {})}
+    args = {**OTHER, **FULL, **PAPER, **(QUICK if quick else {})}
     args.update({key: value for key, value in given.items() if value is not None})
     known = sorted(path.stem for path in (CONF_DIR / "model").glob("*.yaml"))
     presets = args["presets"].split(",") if args["presets"] else known
@@ -109,7 +128,21 @@ def parse_args(argv: Sequence[str]) -> tuple[list[str], Settings, Path, bool]:
         repeats=positive_int("repeats", args["repeats"]),
     )
     out = Path(args["out"] or f"results/bench/{device}{'-quick' if quick else ''}.json")
-    return presets, settings, out, choice(args, "isolate", BOOLEANS) == "true"
+    paper = None
+    if choice(args, "paper", BOOLEANS) == "true":
+        experiments = args["paper_experiments"].split(",")
+        known = sorted(path.stem for path in (CONF_DIR / "experiment").glob("*.yaml"))
+        if unknown := [name for name in experiments if name not in known]:
+            raise UsageError(f"unknown paper experiment(s) {unknown}; known: {', '.join(known)}")
+        paper = {
+            "experiments": experiments,
+            "steps": positive_int("paper_steps", args["paper_steps"]),
+            "repeats": positive_int("paper_repeats", args["paper_repeats"]),
+            "threads": positive_int("paper_threads", args["paper_threads"]),
+            "compiled": choice(args, "paper_compile", BOOLEANS) == "true",
+            "scale": PAPER_SCALE[args["quick"]],
+        }
+    return presets, settings, out, choice(args, "isolate", BOOLEANS) == "true", paper
 
 
 def _count(key: str, value: str) -> int:
@@ -140,6 +173,33 @@ def run_preset(preset: str, settings: Settings, isolate: bool) -> dict:
         return {"status": "failed", "error": f"{type(error).__name__}: {error}"}
 
 
+def _compare_paths(experiment: str, paper: dict, settings: Settings) -> dict:
+    """`compare_paths` at the comparison's thread count (in its own process when
+    isolated)."""
+    torch.set_num_threads(paper["threads"])
+    return compare_paths(
+        experiment, paper["steps"], paper["repeats"], settings.device, settings.precision,
+        scale=paper["scale"], compiled=paper["compiled"],
+    )  # fmt: skip
+
+
+def run_paper(experiment: str, paper: dict, settings: Settings, isolate: bool) -> dict:
+    """`_compare_paths`, in a fresh process when `isolate`; a failure is recorded as
+    {"status": "failed", "error": ...} and the others still run."""
+    try:
+        if not isolate:
+            threads = torch.get_num_threads()
+            try:
+                return _compare_paths(experiment, paper, settings)
+            finally:
+                torch.set_num_threads(threads)
+        with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
+            return pool.submit(_compare_paths, experiment, paper, settings).result()
+    except Exception as error:
+        traceback.print_exc()
+        return {"status": "failed", "error": f"{type(error).__name__}: {error}"}
+
+
 def checks(record: dict) -> dict:
     """Identical orders everywhere; the speed-up at the widest beam against the target;
     whether search time grew no faster than n^2 and K: the fitted log-log exponent over
@@ -153,8 +213,14 @@ def checks(record: dict) -> dict:
         mismatches += sum(figures["mismatches"] for figures in reference["by_beam"].values())
         mismatches += sum(reference["test_sample"]["mismatches"].values())
     speedups = {name: ref["by_beam"][widest]["speedup"] for name, ref in compared.items()}
+    paper = {name: res for name, res in record.get("paper", {}).items() if res["status"] == "ok"}
     return {
         "mismatches": mismatches,
+        "paper_speedups": {name: res["speedup_wall"] for name, res in paper.items()},
+        "paper_equal_outputs": {
+            name: res["max_loss_relative_difference"] <= LOSS_TOLERANCE
+            for name, res in paper.items()
+        },
         "speedup_target": SPEEDUP_TARGET,
         f"speedup_beam{widest}_n{settings['length']}": speedups,
         "speedup_met": {name: speedup >= SPEEDUP_TARGET for name, speedup in speedups.items()},
@@ -197,6 +263,16 @@ def report(record: dict) -> str:
         for name, result in record["presets"].items()
         if result["status"] != "ok"
     ]
+    if "paper" in record:
+        paper = record["settings"]["paper"]
+        lines += [
+            "",
+            f"Training at the published sizes on NIPS-like documents, {paper['threads']} "
+            f"thread(s), {paper['steps']} batches per path: reference compute paths against "
+            "the fast ones in one process, alternating; speed-ups are medians over "
+            f"{paper['repeats']} repeats (docs/s from the median wall time):",
+            paper_table(record["paper"]),
+        ]
     if "topological_sort" in record:
         lines += [
             "",
@@ -212,7 +288,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if asks_for_help(argv, USAGE, __doc__):
         return 0
     try:
-        presets, settings, out, isolate = parse_args(argv)
+        presets, settings, out, isolate, paper = parse_args(argv)
     except UsageError as error:
         return report_error("benchmark.bench.suite", error)
     if settings.threads:
@@ -220,7 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     device = torch.device(settings.device)
     record = {
         "machine": {**machine_info(device), "load_average_before": load_average()},
-        "settings": {**asdict(settings), "presets": presets, "isolate": isolate},
+        "settings": {**asdict(settings), "presets": presets, "isolate": isolate, "paper": paper},
         "presets": {},
     }
     started = time.perf_counter()
@@ -232,6 +308,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         record["complete"] = len(record["presets"]) == len(presets)
         record["checks"] = checks(record)
         atomic_write_text(out, json.dumps(record, indent=2) + "\n")  # kept if a later one dies
+    for experiment in paper["experiments"] if paper else []:
+        print(f"bench: {experiment} (reference vs fast paths) ...", file=sys.stderr, flush=True)
+        record.setdefault("paper", {})[experiment] = run_paper(experiment, paper, settings, isolate)
+        record["machine"]["load_average_after"] = load_average()
+        record["checks"] = checks(record)
+        atomic_write_text(out, json.dumps(record, indent=2) + "\n")
     if any(not get_preset(preset).pointer for preset in presets if preset in preset_names()):
         record["topological_sort"] = tsort_timings(repeats=settings.repeats)  # pairwise decoders
         atomic_write_text(out, json.dumps(record, indent=2) + "\n")
@@ -244,8 +326,13 @@ def _status(record: dict) -> int:
     """1 (with the reasons on stderr) if orders differed or a preset failed, else 0."""
     problems = [
         f"{name} failed ({result['error']})"
-        for name, result in record["presets"].items()
+        for name, result in [*record["presets"].items(), *record.get("paper", {}).items()]
         if result["status"] == "failed"
+    ]
+    problems += [
+        f"{name}: the fast and reference paths' losses differ by more than {LOSS_TOLERANCE}"
+        for name, equal in record["checks"].get("paper_equal_outputs", {}).items()
+        if not equal
     ]
     if record["checks"]["mismatches"]:
         problems.insert(

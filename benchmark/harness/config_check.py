@@ -35,6 +35,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from benchmark.harness.resolvers import GPU_ACCELERATORS
 from benchmark.harness.run_path import path_problems
+from benchmark.harness.threads import AUTO
 from data.noise import noise_setting
 
 _ABSENT = object()
@@ -55,6 +56,7 @@ SETTINGS = {
     "bootstrap_resamples": ("int", 1, False),
     "test_shuffles": ("int", 1, False),
     "cpu_threads": ("int", 1, True),
+    "compile": ("bool", None, False),
     "early_stopping.patience": ("int", 0, True),
     "model.optimizer.lr": ("number", 0, False),  # inf is let through: the NaN guard stops it
     "include_trivial": ("bool", None, False),
@@ -63,8 +65,8 @@ SETTINGS = {
 }
 # keys that code reads with `.get` and a config may lack (a `+` override may add them)
 OPTIONAL_KEYS = frozenset({
-    "cpu_threads", "rerun", "dataset.noise", "model.embeddings", "model.embedding_dim",
-    "model.optimizer", "model.scheduler", "test_shuffles", "variant_tag",
+    "cpu_threads", "compile", "rerun", "dataset.noise", "model.embeddings",
+    "model.embedding_dim", "model.optimizer", "model.scheduler", "test_shuffles", "variant_tag",
 })
 _OPTIMIZER_KEYS = frozenset({"model.optimizer.lr"})
 _HYDRA_ARGS = frozenset({"_target_", "_partial_", "_args_", "_recursive_", "_convert_"})
@@ -117,6 +119,8 @@ def value_problems(cfg: DictConfig) -> list[str]:
             continue  # checked where it comes from
         if key in _OPTIMIZER_KEYS and _select(cfg, "model.optimizer._target_") in (_ABSENT, None):
             continue  # an optimizer setting without an optimizer: nothing trains
+        if key == "cpu_threads" and value == AUTO:
+            continue  # the cores the job was given (benchmark.harness.threads)
         problem = _value_problem(key, value, kind, low, nullable)
         if problem:
             problems.append(problem)

@@ -51,6 +51,7 @@ ADDED_DEFAULTS = {
     "dataset.datamodule.vocab_splits": ["train"],  # the vocabulary sees the training split
     "dataset.datamodule.drop_last": False,  # every training document in every epoch
     "test_shuffles": 1,  # one test pass on the fixed permutations
+    "compile": False,  # the optimiser's update eager (rounds as before)
 }
 
 # keys that name the run directory itself (conf/config.yaml `hydra.run.dir`), so the config

@@ -14,17 +14,20 @@ loop: a pick on test (`benchmark.harness.test_shuffles`); the figures then carry
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 import pytorch_lightning as pl
 import torch
 from torch import nn
 
+from benchmark.harness.compiled_optimizer import compile_update
 from benchmark.harness.optimisation import linear_warmup, parameter_groups, warmup_steps
 from benchmark.harness.test_shuffles import best_pass, reshuffle, shuffle_permutations
 from benchmark.metrics.corpus import metric_means, score_records, summarise
 from benchmark.records.prediction_records import gather_records, records_from_batch
 
+log = logging.getLogger(__name__)
 COUNT_KEYS = frozenset(  # bookkeeping, not curves
     {"n_docs", "n_docs_order", "n_trivial", "n_test_shuffles", "n_test_pass"}
 )
@@ -44,6 +47,7 @@ class OrderingTask(pl.LightningModule):
         noisy: bool = False,  # documents may hold distractors (dataset.noise 1 or 0/1)
         test_shuffles: int = 1,  # > 1: best-PMR pass of that many test presentations (a pick
         protocol_seed: int = 0,  # on test, off by default); the seed of their draws
+        compile_optimizer: bool = False,  # torch.compile the update (config key `compile`)
     ):
         super().__init__()
         if int(test_shuffles) < 1:
@@ -57,6 +61,7 @@ class OrderingTask(pl.LightningModule):
         self.noisy = noisy
         self.test_shuffles = int(test_shuffles)
         self.protocol_seed = int(protocol_seed)
+        self.compile_optimizer = compile_optimizer
         self._records: list[dict] = []
         self._pass_records: list[list[dict]] = []
         self.split_records: dict[str, list[dict]] = {}
@@ -83,6 +88,12 @@ class OrderingTask(pl.LightningModule):
         warmup = warmup_steps(self.net)
         if warmup and self.scheduler_factory is not None:
             raise ValueError("model.scheduler cannot be combined with the model's warmup_steps")
+        if self.compile_optimizer:
+            if warmup or self.scheduler_factory is not None:
+                log.warning("compile: the learning rate changes during training; the "
+                            "optimiser's update stays eager")  # fmt: skip
+            else:
+                compile_update(optimizer)
         if warmup:
             scheduler = {"scheduler": linear_warmup(optimizer, warmup), "interval": "step"}
             return {"optimizer": optimizer, "lr_scheduler": scheduler}

@@ -34,6 +34,7 @@ from benchmark.harness.run_plan import (
     RunPlan,
     check_resumed_data,
 )
+from benchmark.harness.threads import resolve_threads
 from benchmark.harness.training_progress import training_progress
 from benchmark.metrics.breakdowns import breakdowns
 from benchmark.metrics.corpus import HEADLINE_ACCURACY
@@ -116,6 +117,7 @@ def build_task(cfg: DictConfig, datamodule) -> OrderingTask:
         noisy=has_noise(dataset_noise(cfg)),
         test_shuffles=cfg.get("test_shuffles", 1),  # > 1: a pick on test, off by default
         protocol_seed=cfg.protocol_seed,
+        compile_optimizer=bool(cfg.get("compile", False)),
     )
 
 
@@ -164,8 +166,8 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
     select on valid, test once. Every file goes to `plan.work_dir` (the run directory, or the
     staging folder of a rerun); the record names `run_dir`'s files relative to it."""
     work_dir = plan.work_dir
-    if cfg.cpu_threads:
-        torch.set_num_threads(cfg.cpu_threads)
+    if threads := resolve_threads(cfg.cpu_threads):
+        torch.set_num_threads(threads)
     pl.seed_everything(cfg.seed, workers=True)
     datamodule = build_datamodule(cfg)
     datamodule.prepare_data()
