@@ -33,8 +33,8 @@ from collections.abc import Sequence
 from omegaconf import DictConfig
 
 from benchmark.cli_options import asks_for_help
-from benchmark.harness.config import compose_config
-from benchmark.harness.run import build_datamodule
+from benchmark.config.compose import compose_config
+from benchmark.run.stages import build_datamodule
 from data.document import Document
 from data.errors import DataFormatError
 from data.readers.published_ids import split_published_id

@@ -40,18 +40,18 @@ from benchmark.cli_options import (
     positive_int,
     report_error,
 )
-from benchmark.harness.lit_module import OrderingTask
-from benchmark.harness.run import build_datamodule, build_task, dataset_noise
-from benchmark.harness.run_lock import RunLockedError, run_lock
-from benchmark.harness.trained_run import CHECKPOINT_PATH, RunError, load_weights, run_config
 from benchmark.metrics.corpus import score_records, summarise
 from benchmark.metrics.discrimination import MAX_PERMUTATIONS, discrimination_records
 from benchmark.records.prediction_records import records_from_batch
 from benchmark.records.predictions import write_predictions
 from benchmark.records.run_record import RECORD_NAME, read_run_record, write_run_record
+from benchmark.run.finished_run import CHECKPOINT_PATH, RunError, load_weights, run_config
+from benchmark.run.lock import RunLockedError, run_lock
+from benchmark.run.stages import build_datamodule, build_task, dataset_noise
 from benchmark.score import json_safe
 from benchmark.stats.bootstrap import bootstrap_summary
 from benchmark.stats.discrimination_summary import add_to_record
+from benchmark.training.task import OrderingTask
 from data.datamodule import EVAL_SPLITS
 from data.noise import has_noise
 from models.batch import to_device

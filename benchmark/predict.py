@@ -26,7 +26,7 @@ from benchmark.cli_options import (
     positive_int,
     report_error,
 )
-from benchmark.harness.trained_run import RunError, load_trained_run
+from benchmark.run.finished_run import RunError, load_trained_run
 from data.sentence_split import split_sentences
 
 USAGE = "orderbench predict run=RUN_DIR input=FILE [beam=K] [split=auto|lines|text]"

@@ -13,8 +13,8 @@ import json
 import sys
 
 from benchmark.cli_options import asks_for_help, error_lines
-from benchmark.harness.config import compose_config
-from benchmark.harness.run import build_datamodule, build_task
+from benchmark.config.compose import compose_config
+from benchmark.run.stages import build_datamodule, build_task
 from data.errors import DataFormatError
 from data.readers.sources import DatasetNotFoundError
 

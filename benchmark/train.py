@@ -2,11 +2,11 @@
 (or `orderbench train`).
 
 A Hydra app (configs in `conf/`): checks the config, takes the run directory's lock, plans
-the run (skip, resume or fresh; `benchmark.harness.run_plan`) and runs it
-(`benchmark.harness.run`). The run directory receives the best checkpoint (selected on
+the run (skip, resume or fresh; `benchmark.run.plan`) and runs it
+(`benchmark.run.stages`). The run directory receives the best checkpoint (selected on
 valid), `predictions.jsonl` for the test split, the CSV/W&B logs, Hydra's `.hydra/` and,
 last and atomically, `metrics.json` (DESIGN sections 3 and 5). With `dataset.noise` the
-model is wrapped with an END candidate (`benchmark.harness.net_factory`) and order
+model is wrapped with an END candidate (`benchmark.run.model_builder`) and order
 discrimination is skipped.
 """
 
@@ -26,45 +26,45 @@ from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from benchmark.cli_options import error_lines
-from benchmark.harness.checkpoint_io import (
-    CheckpointWriteError,
-)
-from benchmark.harness.config_check import ConfigError, check_config, searchpath_overrides
-from benchmark.harness.finite_guard import NonFiniteError
-from benchmark.harness.interruption import RunInterrupted, as_interruption, interruption_signals
-from benchmark.harness.loggers import finish_wandb
-from benchmark.harness.processes import prepare_processes, submitit_job, submitit_logs
-from benchmark.harness.resolvers import register_resolvers
-from benchmark.harness.run import run
-from benchmark.harness.run_dir_access import (
+from benchmark.config.checks import ConfigError, check_config, searchpath_overrides
+from benchmark.config.prelaunch import (
     UnwritableRunsError,
     check_creatable,
     prelaunch_problems,
 )
-from benchmark.harness.run_folder import (
-    accept_launch,
-    close_run_log,
-    commit_rerun,
-    finish_pending_rerun,
-    remove_if_created,
-)
-from benchmark.harness.run_lock import (
-    ReadOnlyRunError,
-    RunLockedError,
-    process_rank,
-    take_run_lock,
-)
-from benchmark.harness.run_plan import (
-    RunConflictError,
-    plan_run,
-)
-from benchmark.harness.trained_run import damaged_checkpoint
+from benchmark.config.resolvers import register_resolvers
 from benchmark.records.atomic_io import FileWriteError
 from benchmark.records.failure import clear_failure, write_failure, write_interruption
 from benchmark.records.json_values import dumps
 from benchmark.records.run_record import (
     read_run_record,
 )
+from benchmark.run.finished_run import damaged_checkpoint
+from benchmark.run.folder import (
+    accept_launch,
+    close_run_log,
+    commit_rerun,
+    finish_pending_rerun,
+    remove_if_created,
+)
+from benchmark.run.interruption import RunInterrupted, as_interruption, interruption_signals
+from benchmark.run.lock import (
+    ReadOnlyRunError,
+    RunLockedError,
+    process_rank,
+    take_run_lock,
+)
+from benchmark.run.plan import (
+    RunConflictError,
+    plan_run,
+)
+from benchmark.run.processes import prepare_processes, submitit_job, submitit_logs
+from benchmark.run.stages import run
+from benchmark.training.checkpoints import (
+    CheckpointWriteError,
+)
+from benchmark.training.finite_guard import NonFiniteError
+from benchmark.training.loggers import finish_wandb
 from data.errors import DataFormatError
 from data.readers.sources import DatasetNotFoundError
 
@@ -84,11 +84,11 @@ register_resolvers()
 @hydra.main(version_base="1.3", config_path="../conf", config_name="config")
 def main(cfg: DictConfig) -> None:
     """One run: skipped when finished with the same config, resumed from `last.ckpt`
-    when interrupted (`benchmark.harness.run_plan`). Nothing is written into the run
-    directory before the launch is accepted there (`benchmark.harness.run_folder`). A failure
+    when interrupted (`benchmark.run.plan`). Nothing is written into the run
+    directory before the launch is accepted there (`benchmark.run.folder`). A failure
     leaves `failed.json` in the run directory; inside a multirun it is logged and the sweep
     goes on with the next run. SIGTERM or SIGINT ends the launch with 128 + the signal number,
-    recorded as an interruption (`benchmark.harness.interruption`)."""
+    recorded as an interruption (`benchmark.run.interruption`)."""
     os.environ.setdefault("WANDB_MODE", "offline")
     hydra_cfg = HydraConfig.get()
     run_dir = Path(hydra_cfg.runtime.output_dir)

@@ -6,16 +6,13 @@ Sentence Ordering Using Pointer Network", and the later Ptr-Net orderers of Cui 
 The model is trained by teacher forcing on the gold order and decodes with greedy or
 beam search. It scores P(order | sentences) = prod_k P(o_k | o_<k, sentences), each
 factor a softmax over the sentences not yet placed. Documents with distractors (the
-noise setting) are handled by wrapping the model (`models.noise_wrapper`).
+noise setting) are handled by wrapping the model (`models.noise.noise_wrapper`).
 """
 
 import torch
 from torch import Tensor, nn
 
 from models.batch import check_batch
-from models.beam_search import beam_search
-from models.candidates import order_log_prob, validate_orders
-from models.greedy_search import greedy_search
 from models.interfaces import (
     ParagraphEncoder,
     ParagraphEncoding,
@@ -24,6 +21,9 @@ from models.interfaces import (
     Tensors,
     TextSentenceEncoder,
 )
+from models.search.beam_search import beam_search
+from models.search.candidates import order_log_prob, validate_orders
+from models.search.greedy_search import greedy_search
 
 
 class OrderingModel(nn.Module):

@@ -13,13 +13,13 @@ with the config's optimiser and gradient clipping, one thread:
 
 Then the minutes per epoch, extrapolated linearly from these means to the epoch's batch
 counts (said so in the output). `--encoder-file` times another version of
-`models/sentence_transformer_finetuned.py` (e.g. `git show REV:models/...` into a file) in
+`models/blocks/sentence_transformer_finetuned.py` (e.g. `git show REV:models/...` into a file) in
 place of the working tree's, for a before/after in the same conditions; run the two back
 to back, since the machine's load changes the absolute figures. Give it the settings of
 its time (before length-sorted chunks, `encoder_batch_size` was 128):
 
     python scripts/profile_minilm_finetune.py --batches 24
-    git show 249086b~1:models/sentence_transformer_finetuned.py > /tmp/before.py
+    git show 249086b~1:models/blocks/sentence_transformer_finetuned.py > /tmp/before.py
     python scripts/profile_minilm_finetune.py --batches 24 --encoder-file /tmp/before.py \
         model.net.encoder_batch_size=128
 """
@@ -35,8 +35,8 @@ from collections.abc import Callable
 
 import torch
 
-from benchmark.harness.config import compose_config
-from benchmark.harness.run import build_datamodule, build_task
+from benchmark.config.compose import compose_config
+from benchmark.run.stages import build_datamodule, build_task
 
 
 def encoder_class(path: str | None) -> type:

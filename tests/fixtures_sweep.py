@@ -56,7 +56,7 @@ def run_dir_for(runs: Path, *args: str) -> Path:
     config-id folder computed as the launch computes it)."""
     from omegaconf import OmegaConf
 
-    from benchmark.harness.config import compose_config
+    from benchmark.config.compose import compose_config
 
     cfg = compose_config([*args, f"paths.runs={runs}"], return_hydra_config=True)
     return Path(OmegaConf.select(cfg, "hydra.run.dir"))

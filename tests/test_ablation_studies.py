@@ -11,9 +11,9 @@ import pytest
 from fixtures_runs import write_run
 from omegaconf import OmegaConf
 
-from benchmark.harness.config import CONF_DIR, compose_config
-from benchmark.harness.config_check import OPTIONAL_KEYS
-from benchmark.harness.config_diff import comparable_config
+from benchmark.config.checks import OPTIONAL_KEYS
+from benchmark.config.compose import CONF_DIR, compose_config
+from benchmark.config.identity import comparable_config
 from benchmark.report import plots
 from benchmark.report.ablation_studies import (
     StudyDefinitionError,

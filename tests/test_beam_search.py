@@ -5,9 +5,9 @@ from itertools import permutations
 import pytest
 import torch
 
-from models.beam_search import beam_search
-from models.candidates import mask_scores
-from models.greedy_search import greedy_search
+from models.search.beam_search import beam_search
+from models.search.candidates import mask_scores
+from models.search.greedy_search import greedy_search
 from tests.model_batches import (
     PRESETS,
     all_orders,

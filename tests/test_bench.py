@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from benchmark.bench import suite as bench
-from models.noise_wrapper import NoiseWrapper
-from models.reference_search import one_document, reference_search
+from models.noise.noise_wrapper import NoiseWrapper
+from models.search.reference_search import one_document, reference_search
 from tests.model_batches import (
     all_orders,
     random_batch,

@@ -1,4 +1,5 @@
-"""The calibration baselines (models/position_regression.py, models/overlap_chain.py):
+"""The calibration baselines (models/presets/position_regression.py,
+models/presets/overlap_chain.py):
 the regression's loss, Plackett-Luce order model and sorting decoder; the rule's chain,
 scores and tie-breaking, which never read the gold order."""
 

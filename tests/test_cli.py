@@ -52,7 +52,7 @@ def test_help_loads_no_command_module_nor_heavy_library():
         "import sys\nfrom benchmark.cli import main\n" + calls
         + f"loaded = [name for name in {HEAVY!r} if name in sys.modules]\n"
         + "assert not loaded, loaded\n"
-        + "tools = ('benchmark.report', 'benchmark.harness', 'benchmark.bench', "
+        + "tools = ('benchmark.report', 'benchmark.run', 'benchmark.training', 'benchmark.bench', "
         + "'benchmark.stats', 'benchmark.metrics', 'models', 'data')\n"
         + "imported = [m for m in sys.modules if m.split('.')[0] in tools "
         + "or '.'.join(m.split('.')[:2]) in tools]\n"

@@ -5,8 +5,8 @@ from functools import partial
 import pytest
 import torch
 
-from benchmark.harness import compiled_optimizer
-from benchmark.harness.lit_module import OrderingTask
+from benchmark.training import compiled_optimizer
+from benchmark.training.task import OrderingTask
 from tests.model_batches import random_batch, tiny_preset
 
 
@@ -43,7 +43,7 @@ def test_the_closure_runs_eagerly_then_the_update(monkeypatch):
 
 def test_the_task_compiles_only_without_a_changing_learning_rate(monkeypatch):
     compiled = []
-    monkeypatch.setattr("benchmark.harness.lit_module.compile_update", compiled.append)
+    monkeypatch.setattr("benchmark.training.task.compile_update", compiled.append)
     net, sgd = tiny_preset("lstm_ptrnet"), partial(torch.optim.SGD, lr=0.1)
     OrderingTask(net, sgd, compile_optimizer=True).configure_optimizers()
     assert len(compiled) == 1

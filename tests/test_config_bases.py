@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmark.harness.config import compose_config
+from benchmark.config.compose import compose_config
 
 CONF = Path(__file__).resolve().parent.parent / "conf"
 

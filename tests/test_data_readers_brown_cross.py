@@ -9,7 +9,7 @@ import pytest
 from fixtures_data import write_generated_brown
 from hydra.utils import instantiate
 
-from benchmark.harness.config import compose_config
+from benchmark.config.compose import compose_config
 from data.readers.brown import BrownReader
 from data.readers.brown_cross import BrownCrossDomainReader
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from omegaconf import OmegaConf
 
-from benchmark.harness.config import CONF_DIR, compose_config
+from benchmark.config.compose import CONF_DIR, compose_config
 
 ATTORDERNET = CONF_DIR / "model" / "attordernet.yaml"
 LAYERS_KEY = "paragraph_layers"

@@ -12,7 +12,7 @@ import pytest
 from fixtures_readers import TRICKY, nseg_abstract, write_lines, write_logeswaran, write_nseg
 from hydra.utils import instantiate
 
-from benchmark.harness.config import compose_config
+from benchmark.config.compose import compose_config
 from data.datamodule import OrderingDataModule
 from data.document import Document
 from data.duplicates import check_duplicates

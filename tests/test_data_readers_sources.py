@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hydra.utils import instantiate
 
-from benchmark.harness.config import CONF_DIR, compose_config
+from benchmark.config.compose import CONF_DIR, compose_config
 from data.errors import DataFormatError
 from data.readers.lines import nonblank_lines, read_sentence_file
 from data.readers.sources import SOURCES, DatasetNotFoundError

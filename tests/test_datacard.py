@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from fixtures_readers import write_barzilay_published, write_lines, write_logeswaran, write_nseg
 
+from benchmark.config.compose import compose_config
 from benchmark.datacard import datacard, main, split_card, train_vocabulary
-from benchmark.harness.config import compose_config
 from data.document import Document
 
 NAMES = {"train": ["10", "11", "123", "1234"], "valid": ["20"], "test": ["3", "31"]}

@@ -13,8 +13,8 @@ from fixtures_sweep import run_dir_of
 from omegaconf import OmegaConf
 from test_train_e2e import train
 
+from benchmark.config.compose import compose_config
 from benchmark.evaluate import main
-from benchmark.harness.config import compose_config
 from benchmark.metrics import discrimination
 from benchmark.metrics.discrimination import (
     FIGURES,

@@ -1,4 +1,4 @@
-"""The distractor scorer (models/distractor_scorer.py): shared words against a brute-force
+"""The distractor scorer (models/noise/distractor_scorer.py): shared words against a brute-force
 set computation, padding invariance, the training targets, and that it learns to single
 out a sentence of another topic when function words are shared by all."""
 
@@ -12,14 +12,14 @@ import torch
 import torch.nn.functional as F
 
 from data.vocab import UNK_ID
-from models.distractor_scorer import (
+from models.noise.distractor_scorer import (
     DistractorScorer,
     distractor_loss,
     document_relative,
     shared_words,
     topic_similarities,
 )
-from models.end_orders import distractor_classes
+from models.noise.end_orders import distractor_classes
 
 FIRST_WORD_ID = UNK_ID + 1  # <pad>, <unk>, then words by descending frequency
 

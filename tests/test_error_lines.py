@@ -22,8 +22,8 @@ from hydra.core.global_hydra import GlobalHydra
 from hydra.utils import instantiate
 from omegaconf import OmegaConf, open_dict
 
-from benchmark.harness.config import compose_config
-from benchmark.harness.config_check import ConfigError, check_config
+from benchmark.config.checks import ConfigError, check_config
+from benchmark.config.compose import compose_config
 
 RUN_OVERRIDES = ("dataset=synthetic", "+experiment=tiny")  # of the `run_dir` fixture
 
@@ -267,7 +267,7 @@ def test_published_permutations_without_their_folder_are_refused_before_training
     assert refused(["discrimination.permutations=mine"]) == [
         "discrimination.permutations must be one of ('own', 'published'), got 'mine'"
     ]
-    from benchmark.harness.config_check import discrimination_problems
+    from benchmark.config.checks import discrimination_problems
 
     cfg = compose_config(["dataset=accident", "discrimination.permutations=published",
                           f"dataset.perm_path={tmp_path / 'none'}"])
@@ -316,7 +316,7 @@ def test_a_full_disk_names_the_file_that_was_not_written(tmp_path: Path, monkeyp
 def test_a_checkpoint_on_a_full_disk_still_says_why(tmp_path: Path, monkeypatch):
     import os
 
-    from benchmark.harness.checkpoint_io import AtomicCheckpointIO, CheckpointWriteError
+    from benchmark.training.checkpoints import AtomicCheckpointIO, CheckpointWriteError
 
     monkeypatch.setattr(os, "fsync", no_space)
     with pytest.raises(CheckpointWriteError, match=r"last\.ckpt: checkpoint not saved \(No space "
@@ -405,8 +405,8 @@ def run_dir(tmp_path: Path) -> Path:
     """A finished run as `benchmark.train` leaves it, its model untrained (no training)."""
     from fixtures_sweep import run_dir_for
 
-    from benchmark.harness.net_factory import build_net
     from benchmark.records.run_record import write_run_record
+    from benchmark.run.model_builder import build_net
     from data.processing import process
 
     cfg = compose_config(["logger=csv", *RUN_OVERRIDES, f"paths.runs={tmp_path / 'runs'}"])
@@ -427,7 +427,7 @@ def run_dir(tmp_path: Path) -> Path:
 
 
 def test_a_malformed_run_record_is_one_line_saying_how_to_go_on(run_dir: Path, launch):
-    from benchmark.harness.run_plan import RunConflictError, plan_run
+    from benchmark.run.plan import RunConflictError, plan_run
 
     cfg = OmegaConf.load(run_dir / ".hydra" / "config.yaml")
     assert plan_run(run_dir, cfg).action == "skip"
@@ -469,7 +469,7 @@ def test_a_damaged_checkpoint_is_one_line_in_evaluate_and_predict(run_dir: Path,
 
 def test_a_relaunch_of_a_finished_run_warns_of_its_damaged_checkpoint(run_dir: Path, launch,
                                                                        capsys):
-    from benchmark.harness.trained_run import damaged_checkpoint
+    from benchmark.run.finished_run import damaged_checkpoint
 
     best = run_dir / "checkpoints" / "best.ckpt"
     assert damaged_checkpoint(run_dir) is None
@@ -483,7 +483,7 @@ def test_a_relaunch_of_a_finished_run_warns_of_its_damaged_checkpoint(run_dir: P
 
 
 def test_a_resume_past_a_damaged_best_checkpoint_is_refused_in_one_line(run_dir: Path, launch):
-    from benchmark.harness.run_plan import RunConflictError, comparable_config, plan_run
+    from benchmark.run.plan import RunConflictError, comparable_config, plan_run
 
     folder = run_dir / "checkpoints"
     (folder / "last.ckpt").write_bytes((folder / "best.ckpt").read_bytes())

@@ -19,19 +19,19 @@ import torch
 from fixtures_sweep import ROOT, TINY_LSTM, cli_env, run_dir_for, run_train, train_command
 from omegaconf import open_dict
 
-from benchmark.harness.checkpoint_io import DamagedCheckpointError, read_checkpoint_position
-from benchmark.harness.config import compose_config
-from benchmark.harness.config_check import ConfigError, check_config, check_scorable_splits
-from benchmark.harness.run_lock import LOCK_NAME, RunLock, RunLockedError, take_run_lock
+from benchmark.config.checks import ConfigError, check_config, check_scorable_splits
+from benchmark.config.compose import compose_config
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.records.json_values import dumps
 from benchmark.records.run_record import read_run_record, write_run_record
+from benchmark.run.lock import LOCK_NAME, RunLock, RunLockedError, take_run_lock
+from benchmark.training.checkpoints import DamagedCheckpointError, read_checkpoint_position
 from data.document import Document
 from data.errors import DataFormatError
 from data.readers.jsonl import read_jsonl
-from models.beam_search import beam_search
-from models.candidates import validate_orders
-from models.greedy_search import greedy_search
+from models.search.beam_search import beam_search
+from models.search.candidates import validate_orders
+from models.search.greedy_search import greedy_search
 
 # -- configuration: one line naming the key, before any training --------------------------
 BAD_CONFIGS = [
@@ -191,7 +191,7 @@ def test_nan_scores_still_give_valid_orders(beam: int):
 
 
 # -- one launch per run directory ---------------------------------------------------------
-HOLD = "from benchmark.harness.run_lock import RunLock; import sys, time; " \
+HOLD = "from benchmark.run.lock import RunLock; import sys, time; " \
        "RunLock.acquire(sys.argv[1]); " \
        "print('held', flush=True); time.sleep(600)"
 
@@ -221,7 +221,7 @@ def test_a_second_lock_is_refused_naming_the_holder_and_a_dead_ones_is_taken_ove
 
 
 def test_a_stale_lock_file_without_flock_is_judged_by_its_pid(tmp_path: Path, monkeypatch):
-    import benchmark.harness.run_lock as run_lock
+    import benchmark.run.lock as run_lock
 
     monkeypatch.setattr(run_lock, "fcntl", None)
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
@@ -381,7 +381,7 @@ def test_discrimination_scores_long_documents_in_bounded_passes_with_the_same_re
 
 # -- a read-only runs directory -----------------------------------------------------------
 def test_a_read_only_run_directory_lets_hydra_write_nothing_there(tmp_path: Path, monkeypatch):
-    import benchmark.harness.run_dir_access as access
+    import benchmark.config.prelaunch as access
 
     args = ["dataset=synthetic", "+experiment=tiny", f"paths.runs={tmp_path}"]
     run_dir = run_dir_for(tmp_path, *args[:-1])
@@ -397,7 +397,7 @@ def test_a_read_only_run_directory_lets_hydra_write_nothing_there(tmp_path: Path
 def test_the_lock_of_a_read_only_run_directory_is_one_line(tmp_path: Path, monkeypatch):
     import errno
 
-    from benchmark.harness.run_lock import ReadOnlyRunError
+    from benchmark.run.lock import ReadOnlyRunError
 
     def refuse(*args, **kwargs):
         raise OSError(errno.EROFS, "Read-only file system")
@@ -428,7 +428,7 @@ def test_a_requeued_slurm_job_takes_over_its_own_lock_from_another_node(
 def test_a_full_disk_keeps_the_previous_checkpoint_whole(tmp_path: Path, monkeypatch):
     import errno
 
-    from benchmark.harness.checkpoint_io import AtomicCheckpointIO, CheckpointWriteError
+    from benchmark.training.checkpoints import AtomicCheckpointIO, CheckpointWriteError
 
     path, io = tmp_path / "last.ckpt", AtomicCheckpointIO()
     io.save_checkpoint({"state_dict": {}, "epoch": 1, "global_step": 8}, path)
@@ -445,8 +445,8 @@ def test_a_full_disk_keeps_the_previous_checkpoint_whole(tmp_path: Path, monkeyp
 
 
 def test_the_csv_log_keeps_the_epochs_a_resumed_checkpoint_completed(tmp_path: Path):
-    from benchmark.harness.checkpoint_io import CheckpointPosition
-    from benchmark.harness.csv_log import trim_metrics_csv
+    from benchmark.training.checkpoints import CheckpointPosition
+    from benchmark.training.csv_log import trim_metrics_csv
 
     path = tmp_path / "metrics.csv"
     path.write_text("epoch,step,train/loss,val/tau\r\n0,3,0.9,\r\n0,3,,0.1\r\n1,7,0.8,\r\n"

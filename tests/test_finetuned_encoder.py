@@ -1,4 +1,4 @@
-"""The fine-tuned Transformer sentence encoder (models.sentence_transformer_finetuned) and
+"""The fine-tuned Transformer sentence encoder (models.blocks.sentence_transformer_finetuned) and
 its preset `minilm_finetune`: offline loading, which parameters train, the cached frozen
 layers computing what the whole encoder computes (also in length-sorted chunks and read
 back from the on-disk store), and gradients only where they train."""
@@ -9,10 +9,10 @@ import os
 import pytest
 import torch
 
-from benchmark.harness.sentence_vector_store import SentenceVectorStore, VectorStoreFolder
-from models.masked_ops import masked_mean
+from benchmark.run.vector_store import SentenceVectorStore, VectorStoreFolder
+from models.blocks.masked_ops import masked_mean
+from models.blocks.sentence_transformer_finetuned import FineTunedSentenceEncoder
 from models.registry import get_preset
-from models.sentence_transformer_finetuned import FineTunedSentenceEncoder
 from tests.model_batches import random_batch
 
 pytestmark = pytest.mark.skipif(

@@ -3,13 +3,13 @@
 import pytest
 import torch
 
-from models.candidates import placed_before, validate_orders
+from models.blocks.paragraph_lstm import ParagraphLSTM
+from models.blocks.pointer_attention import AdditivePointer
+from models.blocks.pointer_lstm import LSTMPointerDecoder
+from models.blocks.sentence_lstm import SentenceLSTM
+from models.blocks.word_embedding import WordEmbedding
 from models.interfaces import ParagraphEncoding
-from models.paragraph_lstm import ParagraphLSTM
-from models.pointer_attention import AdditivePointer
-from models.pointer_lstm import LSTMPointerDecoder
-from models.sentence_lstm import SentenceLSTM
-from models.word_embedding import WordEmbedding
+from models.search.candidates import placed_before, validate_orders
 
 
 def test_word_embedding_initialises_from_pretrained_and_keeps_rows_trainable():

@@ -7,11 +7,11 @@ import sys
 import pytest
 import torch
 
-from benchmark.harness.sentence_vector_store import SentenceVectorStore, VectorStoreFolder
+from benchmark.run.vector_store import SentenceVectorStore, VectorStoreFolder
 from data.datamodule import OrderingDataModule
 from data.readers.synthetic import SyntheticReader
 from models import presets
-from models.sentence_minilm import MiniLMSentenceEncoder, load_minilm
+from models.blocks.sentence_minilm import MiniLMSentenceEncoder, load_minilm
 
 
 @pytest.fixture

@@ -5,20 +5,20 @@ import math
 import pytest
 import torch
 
-from models.gate import FusionGate
-from models.han_word_attention import HANWordAttention
+from models.blocks.gate import FusionGate
+from models.blocks.han_word_attention import HANWordAttention
+from models.blocks.masked_ops import length_mask, masked_max, masked_mean
+from models.blocks.paragraph_attention import ParagraphSelfAttention
+from models.blocks.paragraph_gated_attention import ParagraphGatedAttention
+from models.blocks.pointer_lstm import LSTMPointerDecoder
+from models.blocks.pointer_relu import ReLUPointer
+from models.blocks.pointer_transformer import TransformerPointerDecoder
+from models.blocks.positional_encoding import sinusoidal_positions
+from models.blocks.relu_attention import ReLUMultiHeadAttention
+from models.blocks.sentence_attention import SentenceSelfAttention
+from models.blocks.sentence_cnn import SentenceCNN
+from models.blocks.sentence_lstm import SentenceLSTM
 from models.interfaces import ParagraphEncoding
-from models.masked_ops import length_mask, masked_max, masked_mean
-from models.paragraph_attention import ParagraphSelfAttention
-from models.paragraph_gated_attention import ParagraphGatedAttention
-from models.pointer_lstm import LSTMPointerDecoder
-from models.pointer_relu import ReLUPointer
-from models.pointer_transformer import TransformerPointerDecoder
-from models.positional_encoding import sinusoidal_positions
-from models.relu_attention import ReLUMultiHeadAttention
-from models.sentence_attention import SentenceSelfAttention
-from models.sentence_cnn import SentenceCNN
-from models.sentence_lstm import SentenceLSTM
 
 
 def test_sinusoidal_positions_follow_the_formula():

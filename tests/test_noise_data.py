@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmark.harness.config import compose_config
-from benchmark.harness.config_check import ConfigError, check_config
+from benchmark.config.checks import ConfigError, check_config
+from benchmark.config.compose import compose_config
 from data.collate import collate
 from data.datamodule import OrderingDataModule
 from data.noise import (

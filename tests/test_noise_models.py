@@ -1,5 +1,5 @@
 """Every preset in the noise setting (DESIGN section 4; Wang & Wan 2019), wrapped in
-`models.noise_wrapper` with the authors' END (a GO slot encoded with the sentences) and with
+`models.noise.noise_wrapper` with the authors' END (a GO slot encoded with the sentences) and with
 our options (count bias, distractor scorer): valid greedy and beam decoding, log_prob =
 the searches' scores = minus the teacher-forced NLL (with the scorer the loss adds its
 cross-entropy), exact wide beams, a proper distribution over every output."""
@@ -17,11 +17,11 @@ import torch.nn.functional as F
 from data.vocab import UNK_ID
 from models import presets
 from models.batch import check_batch
-from models.beam_search import beam_search
-from models.end_orders import complete_orders
-from models.end_shifts import END, unplaced_posteriors
-from models.greedy_search import greedy_search
-from models.noise_wrapper import NoiseWrapper
+from models.noise.end_orders import complete_orders
+from models.noise.end_shifts import END, unplaced_posteriors
+from models.noise.noise_wrapper import NoiseWrapper
+from models.search.beam_search import beam_search
+from models.search.greedy_search import greedy_search
 from tests.model_batches import PRESETS, random_batch, repeat_document, tiny_preset
 
 SIZES = [4, 1, 3, 2]  # presented sentences, distractor included where there is one

@@ -12,13 +12,13 @@ import torch
 from fixtures_sweep import run_dir_of
 from test_train_e2e import run_cli, train
 
-from benchmark.harness.config import compose_config
-from benchmark.harness.config_diff import comparable_config, config_differences
-from benchmark.harness.trained_run import load_trained_run
+from benchmark.config.compose import compose_config
+from benchmark.config.identity import comparable_config, config_differences
 from benchmark.records.prediction_records import records_from_batch
 from benchmark.records.predictions import read_predictions
+from benchmark.run.finished_run import load_trained_run
 from benchmark.score import score_file
-from models.noise_wrapper import NoiseWrapper
+from models.noise.noise_wrapper import NoiseWrapper
 from tests.model_batches import random_batch
 
 NOISY_OVERRIDES = ("model=lstm_ptrnet", "+experiment=tiny", "logger=csv", "cpu_threads=1")

@@ -1,5 +1,5 @@
 """Parameter groups and the linear warm-up the harness builds from a model
-(benchmark.harness.optimisation, OrderingTask.configure_optimizers)."""
+(benchmark.training.optimisation, OrderingTask.configure_optimizers)."""
 
 from functools import partial
 
@@ -7,13 +7,13 @@ import pytest
 import torch
 from torch import nn
 
-from benchmark.harness.lit_module import OrderingTask
-from benchmark.harness.optimisation import (
+from benchmark.training.optimisation import (
     linear_warmup,
     parameter_groups,
     warmup_factor,
     warmup_steps,
 )
+from benchmark.training.task import OrderingTask
 
 
 class Encoder(nn.Module):

@@ -1,4 +1,4 @@
-"""The pairwise preset (B-TSort-style, models.pairwise_orderer): its loss, its log_prob
+"""The pairwise preset (B-TSort-style, models.presets.pairwise_orderer): its loss, its log_prob
 against the explicit sum over pairs on every order of small documents, order
 discrimination by that score, decoding and the refusal of the noise setting."""
 
@@ -8,12 +8,12 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from benchmark.harness.config import compose_config
-from benchmark.harness.config_check import ConfigError
-from benchmark.harness.net_factory import build_net
+from benchmark.config.checks import ConfigError
+from benchmark.config.compose import compose_config
 from benchmark.metrics.discrimination import PermutationSampler, score_batch
+from benchmark.run.model_builder import build_net
 from models.registry import get_preset
-from models.topological_sort import topological_order, win_order
+from models.search.topological_sort import topological_order, win_order
 from tests.model_batches import (
     all_orders,
     assert_valid_orders,

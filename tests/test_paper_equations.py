@@ -9,11 +9,11 @@ import math
 import pytest
 import torch
 
+from models.blocks.pointer_lstm import LSTMPointerDecoder
+from models.blocks.sentence_cnn import SentenceCNN
+from models.blocks.sentence_lstm import SentenceLSTM
 from models.interfaces import ParagraphEncoding
-from models.pointer_lstm import LSTMPointerDecoder
 from models.presets import attordernet, attordernet_cnn, cnn_ptrnet
-from models.sentence_cnn import SentenceCNN
-from models.sentence_lstm import SentenceLSTM
 from tests.model_batches import random_batch
 
 
@@ -140,7 +140,7 @@ def test_several_cnn_widths_concatenate_their_maps():
 
 
 def test_paper_experiments_compose_with_the_published_settings():
-    from benchmark.harness.config import compose_config
+    from benchmark.config.compose import compose_config
 
     gong = compose_config(["+experiment=cnn_ptrnet_paper"])
     assert gong.model.name == "cnn_ptrnet" and list(gong.model.net.filter_width) == [3, 4, 5]

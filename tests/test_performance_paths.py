@@ -8,12 +8,12 @@ import random
 import pytest
 import torch
 
-from models.beam_search import beam_search
+from models.blocks.pointer_transformer import TransformerPointerDecoder, by_layer
+from models.blocks.sentence_lstm import SentenceLSTM, grouped_states, packed_states
 from models.interfaces import ParagraphEncoding
-from models.noise_wrapper import NoiseWrapper
-from models.pointer_transformer import TransformerPointerDecoder, by_layer
-from models.reference_search import reference_search
-from models.sentence_lstm import SentenceLSTM, grouped_states, packed_states
+from models.noise.noise_wrapper import NoiseWrapper
+from models.search.beam_search import beam_search
+from models.search.reference_search import reference_search
 from tests.model_batches import random_batch, tiny_preset
 from tests.test_beam_search import TransitionDecoder, brute_force, run
 
@@ -173,9 +173,9 @@ def test_sentence_lstm_vectors_equal_the_packed_encoding(bidirectional, pooling,
     words, lengths = _random_words(5)
     lengths[::7] = 0  # padding sentences
     vectors = encoder(words, lengths)
-    monkeypatch.setattr("models.sentence_lstm.grouped_states", packed_states)
+    monkeypatch.setattr("models.blocks.sentence_lstm.grouped_states", packed_states)
     monkeypatch.setattr(
-        "models.sentence_lstm.bucketed_states",
+        "models.blocks.sentence_lstm.bucketed_states",
         lambda lstm, words, lengths, outputs=True: packed_states(lstm, words, lengths),
     )
     torch.testing.assert_close(vectors, encoder(words, lengths))

@@ -11,9 +11,9 @@ import pytest
 from fixtures_sweep import run_dir_of
 from test_train_e2e import train
 
-from benchmark.harness.trained_run import load_trained_run
 from benchmark.predict import main, sentences_of
 from benchmark.records.run_record import VOCAB_NAME
+from benchmark.run.finished_run import load_trained_run
 from data.readers.synthetic import SyntheticReader
 from data.sentence_split import split_sentences
 

@@ -18,7 +18,7 @@ import torch
 import yaml
 from fixtures_sweep import run_dir_of
 
-from models.noise_wrapper import NoiseWrapper
+from models.noise.noise_wrapper import NoiseWrapper
 from models.registry import get_preset, preset_names, presets, register_preset
 
 ROOT = Path(__file__).resolve().parent.parent

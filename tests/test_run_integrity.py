@@ -20,13 +20,13 @@ import pytest
 from fixtures_data import write_jsonl_dataset
 from fixtures_sweep import ROOT, TINY_LSTM, cli_env, run_dir_of, run_train, train_command
 
-from benchmark.harness.checkpoint_io import DamagedCheckpointError, read_checkpoint_position
-from benchmark.harness.config import compose_config
-from benchmark.harness.config_diff import config_id
-from benchmark.harness.run_dir_access import prelaunch_problems
-from benchmark.harness.run_folder import RERUN_DIR, commit_rerun, finish_pending_rerun
-from benchmark.harness.run_lock import RunLock, RunLockedError
+from benchmark.config.compose import compose_config
+from benchmark.config.identity import config_id
+from benchmark.config.prelaunch import prelaunch_problems
+from benchmark.run.folder import RERUN_DIR, commit_rerun, finish_pending_rerun
+from benchmark.run.lock import RunLock, RunLockedError
 from benchmark.sweep.summary import INTERRUPTED, run_state
+from benchmark.training.checkpoints import DamagedCheckpointError, read_checkpoint_position
 
 ROW = "synthetic/lstm_ptrnet/base"
 FINISHED = (*TINY_LSTM, "trainer.max_epochs=3", "evaluate_discrimination=false")

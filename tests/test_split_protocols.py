@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from fixtures_readers import write_barzilay, write_barzilay_published
 
-from benchmark.harness.config import compose_config
-from benchmark.harness.config_diff import comparable_config
-from benchmark.harness.run_plan import RunConflictError, plan_run
+from benchmark.config.compose import compose_config
+from benchmark.config.identity import comparable_config
 from benchmark.records.run_record import write_run_record
+from benchmark.run.plan import RunConflictError, plan_run
 from data.datamodule import OrderingDataModule
 from data.errors import DataFormatError
 from data.readers.barzilay_lapata import (

@@ -13,8 +13,8 @@ from hydra.core.global_hydra import GlobalHydra
 from hydra.types import RunMode
 from omegaconf.errors import InterpolationResolutionError
 
-from benchmark.harness.config import CONF_DIR
-from benchmark.harness.resolvers import register_resolvers
+from benchmark.config.compose import CONF_DIR
+from benchmark.config.resolvers import register_resolvers
 from benchmark.sweep.jobs import job_overrides
 
 

@@ -9,10 +9,10 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
-from benchmark.harness.config_diff import comparable_config, config_differences
-from benchmark.harness.run_folder import RERUN_DIR
-from benchmark.harness.run_plan import RunConflictError, plan_run
+from benchmark.config.identity import comparable_config, config_differences
 from benchmark.records.run_record import write_run_record
+from benchmark.run.folder import RERUN_DIR
+from benchmark.run.plan import RunConflictError, plan_run
 
 
 def config(**changes):

@@ -4,9 +4,9 @@ import os
 
 import pytest
 
-from benchmark.harness.config import compose_config
-from benchmark.harness.config_check import value_problems
-from benchmark.harness.threads import given_cores, resolve_threads
+from benchmark.config.checks import value_problems
+from benchmark.config.compose import compose_config
+from benchmark.config.threads import given_cores, resolve_threads
 
 
 def test_default_config_pins_one_thread():

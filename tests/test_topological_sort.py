@@ -1,4 +1,4 @@
-"""Topological sort of pairwise constraints (models.topological_sort) on hand-made
+"""Topological sort of pairwise constraints (models.search.topological_sort) on hand-made
 graphs: acyclic ones (every rule returns a topological order), cycles (each rule's stated
 way of breaking them) and the summed-win ranking."""
 
@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from models.topological_sort import (
+from models.search.topological_sort import (
     constraint_edges,
     remove_back_edges,
     topological_order,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hydra.errors import ConfigCompositionException
 
-from benchmark.harness.config import CONF_DIR, compose_config
+from benchmark.config.compose import CONF_DIR, compose_config
 from benchmark.train_help import HYDRA_GROUPS, NOT_GROUPS, groups, options, train_help
 
 

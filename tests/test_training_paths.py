@@ -8,13 +8,13 @@ import random
 import pytest
 import torch
 
-import models.sentence_lstm as sentence_lstm
+import models.blocks.sentence_lstm as sentence_lstm
+from models.blocks.han_word_attention import HANWordAttention
+from models.blocks.length_buckets import length_buckets, reversal_index
+from models.blocks.sentence_attention import SentenceSelfAttention
+from models.blocks.sentence_cnn import SentenceCNN
+from models.blocks.sentence_lstm import SentenceLSTM, bucketed_states, grouped_states
 from models.compute_paths import reference_paths, use_reference
-from models.han_word_attention import HANWordAttention
-from models.length_buckets import length_buckets, reversal_index
-from models.sentence_attention import SentenceSelfAttention
-from models.sentence_cnn import SentenceCNN
-from models.sentence_lstm import SentenceLSTM, bucketed_states, grouped_states
 from tests.model_batches import PRESETS, random_batch, tiny_preset
 
 MIXED = [3, 8, 1, 5, 2, 7, 4, 6]  # paragraph lengths 1..8 in one padded batch

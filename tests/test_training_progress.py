@@ -9,8 +9,8 @@ import torch
 from pytorch_lightning.callbacks import EarlyStopping, Timer
 from pytorch_lightning.callbacks.early_stopping import EarlyStoppingReason
 
-from benchmark.harness.run_environment import run_environment
-from benchmark.harness.training_progress import STOPPED_BY, best_epoch, stopped_by
+from benchmark.run.environment import run_environment
+from benchmark.training.progress import STOPPED_BY, best_epoch, stopped_by
 
 
 def trainer(callbacks=(), epoch=8, max_epochs=8, step=100, max_steps=-1, interrupted=False):

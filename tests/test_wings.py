@@ -1,6 +1,7 @@
-"""benchmark/'s wings depend one way: metrics <- records <- stats <- harness <- sweep,
-report, bench; no wing imports the command-line tools at benchmark/'s top (README, Layout),
-only their helpers: cli_options (key=value arguments) and cli_parsers (option parsers)."""
+"""benchmark/'s rooms depend one way (docs/architecture.md): metrics <- records <- stats <-
+config <- evaluation <- training <- run <- sweep, report, bench; no room imports the
+command-line tools at benchmark/'s top, only their helpers: cli_options (key=value
+arguments) and cli_parsers (option parsers)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,12 @@ import pytest
 
 BENCHMARK = Path(__file__).resolve().parents[1] / "benchmark"
 # what each wing may import from benchmark/, besides itself
+FLOORS = ("metrics", "records", "stats", "config", "evaluation", "training", "run")
 ALLOWED = {
-    "metrics": set(),
-    "records": {"metrics"},
-    "stats": {"metrics", "records"},
-    "harness": {"metrics", "records", "stats"},
-    "sweep": {"metrics", "records", "stats", "harness", "cli_parsers"},
-    "report": {"metrics", "records", "stats", "harness", "cli_options", "cli_parsers"},
-    "bench": {"metrics", "records", "stats", "harness", "cli_options"},
+    **{room: set(FLOORS[:floor]) for floor, room in enumerate(FLOORS)},
+    "sweep": {*FLOORS, "cli_parsers"},
+    "report": {*FLOORS, "cli_options", "cli_parsers"},
+    "bench": {*FLOORS, "cli_options"},
 }
 
 

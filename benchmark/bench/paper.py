@@ -12,7 +12,7 @@ gives the ratio of the two times (wall clock, and the process's CPU time, which 
 machine disturbs less); the figures are the medians over repeats. The losses of the two
 paths on the same steps must agree (the largest relative difference is recorded): the
 ratio is taken at equal outputs. With `compiled`, a third path runs the fast paths with
-the optimiser's update compiled (`compile: true`, `benchmark.harness.compiled_optimizer`;
+the optimiser's update compiled (`compile: true`, `benchmark.training.compiled_optimizer`;
 its first round compiles, untimed).
 """
 
@@ -30,7 +30,7 @@ import torch
 from benchmark.bench.nips_like import write_nips_like
 from benchmark.bench.parts import plain_step
 from benchmark.bench.timing import autocast, synchronize
-from benchmark.harness.compiled_optimizer import compile_update
+from benchmark.training.compiled_optimizer import compile_update
 from models.batch import to_device
 from models.compute_paths import reference_paths
 

@@ -29,10 +29,10 @@ from torch import Tensor
 
 from benchmark.bench.timing import synchronize
 from models.batch import check_batch
-from models.beam_search import beam_search
-from models.candidates import order_log_prob, validate_orders
-from models.greedy_search import greedy_search
 from models.interfaces import ParagraphEncoding
+from models.search.beam_search import beam_search
+from models.search.candidates import order_log_prob, validate_orders
+from models.search.greedy_search import greedy_search
 
 PARTS = ("embedding", "sentence", "paragraph", "decoder", "loss", "optimiser", "other")
 

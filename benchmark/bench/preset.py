@@ -27,9 +27,9 @@ from benchmark.bench.inputs import test_sample
 from benchmark.bench.machine import peak_memory_mb
 from benchmark.bench.reference import sample_mismatches, speedup
 from benchmark.bench.training import training_throughput
-from benchmark.harness.config import compose_config
-from benchmark.harness.run import build_datamodule, build_task
-from benchmark.harness.threads import resolve_threads
+from benchmark.config.compose import compose_config
+from benchmark.config.threads import resolve_threads
+from benchmark.run.stages import build_datamodule, build_task
 
 OVERRIDES = {
     "minilm_ptrnet": ["++model.net.minilm_store=null"],

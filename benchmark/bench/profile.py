@@ -71,9 +71,9 @@ from benchmark.cli_options import (
     positive_int,
     report_error,
 )
-from benchmark.harness.config import compose_config
-from benchmark.harness.run import build_datamodule, build_task
+from benchmark.config.compose import compose_config
 from benchmark.records.atomic_io import atomic_write_text
+from benchmark.run.stages import build_datamodule, build_task
 from models.batch import to_device
 from models.compute_paths import reference_paths
 

@@ -1,4 +1,4 @@
-"""Batched decoding against the one-document-at-a-time reference (`models.reference_search`).
+"""Batched decoding against the one-document-at-a-time reference (`models.search.reference_search`).
 
 Two checks per beam width: on synthetic paragraphs of one length, the orders must be
 identical and the reference's time per document gives the batched search's speed-up; on
@@ -12,7 +12,7 @@ import torch
 from torch import Tensor
 
 from benchmark.bench.timing import autocast, timed
-from models.reference_search import one_document, reference_search
+from models.search.reference_search import one_document, reference_search
 
 
 def speedup(

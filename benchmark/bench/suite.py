@@ -6,7 +6,7 @@ share of time spent loading data, peak memory), decoding throughput on a sample 
 test split at each beam width, how search time grows with paragraph length and beam width
 (its log-log growth exponent over the upper range against 2 for n and 1 for K), and the
 speed-up of the batched beam search over a one-document-at-a-time reference
-(`models.reference_search`), whose orders must be identical. Each preset runs in a fresh
+(`models.search.reference_search`), whose orders must be identical. Each preset runs in a fresh
 process, so its peak memory is its own. Then the paper-size presets
 (`conf/experiment/*_paper.yaml`) on NIPS-like documents at `paper_threads` threads: their
 training throughput on the fast compute paths against the reference paths, both in one
@@ -67,7 +67,7 @@ from benchmark.cli_options import (
     positive_int,
     report_error,
 )
-from benchmark.harness.config import CONF_DIR
+from benchmark.config.compose import CONF_DIR
 from benchmark.records.atomic_io import atomic_write_text
 from models.registry import get_preset, preset_names
 

@@ -1,4 +1,4 @@
-"""The cost of decoding pairwise constraints (models.topological_sort) against the number
+"""The cost of decoding pairwise constraints (models.search.topological_sort) against the number
 of sentences n, for the pairwise preset's decoders: topological sort with the authors'
 cycle rule ("dfs": delete the back edges depth-first searches meet, one search per edge)
 and with ours ("confidence": Kahn's algorithm, weakest constraints dropped), and the
@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from benchmark.bench.table import markdown_table
-from models.topological_sort import (
+from models.search.topological_sort import (
     constraint_edges,
     remove_back_edges,
     topological_order,

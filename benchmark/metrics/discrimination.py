@@ -44,8 +44,8 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from models.batch import to_device
-from models.candidates import order_log_prob
 from models.ordering_model import OrderingModel
+from models.search.candidates import order_log_prob
 
 MAX_PERMUTATIONS = 20  # per document (Barzilay & Lapata 2008; DESIGN section 4)
 TOKENS_PER_PASS = 1 << 19  # rows x sentences x tokens scored in one forward pass

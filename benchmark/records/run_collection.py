@@ -64,7 +64,7 @@ class Run:
 
     @property
     def config_id(self) -> str:
-        """The config id of the run's directory (`benchmark.harness.config_diff.config_id`);
+        """The config id of the run's directory (`benchmark.config.identity.config_id`);
         for a record made before ids existed, its directory's name is not one: ""."""
         return str((self.record.get("identity") or {}).get("config_id") or "")
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from benchmark.harness.config import CONF_DIR
+from benchmark.config.compose import CONF_DIR
 from models.registry import preset_names
 
 STUDY_DIR = "ablation_study"

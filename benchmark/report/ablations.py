@@ -7,7 +7,7 @@ by side), or compares presets that differ in one part (`key=None`, e.g. the sent
 encoder of ATTOrderNet, Cui et al. 2018). A run's value of `key` is its resolved config
 value, or, when the config leaves it out, the default of the preset function named by
 `model.net._target_` (so a base run counts at the preset's own setting), the default of a
-key added to the configs later (`benchmark.harness.config_diff.ADDED_DEFAULTS`), or, for
+key added to the configs later (`benchmark.config.identity.ADDED_DEFAULTS`), or, for
 `model.scheduler`, `none`. A list is one level (its items joined by `+`), an object the
 config instantiates (a `_target_` node, e.g. a scheduler) is named by its class and
 arguments (`ExponentialLR(gamma=0.95)`).
@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 
 from hydra.utils import get_method
 
-from benchmark.harness.config_diff import ADDED_DEFAULTS
+from benchmark.config.identity import ADDED_DEFAULTS
 from benchmark.records.run_collection import DEFAULT_VARIANT, Run
 from benchmark.report.ablation_studies import Ablation, ablation_studies
 

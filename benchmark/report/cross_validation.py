@@ -36,7 +36,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from benchmark.harness.config_diff import comparable_config, config_differences
+from benchmark.config.identity import comparable_config, config_differences
 from benchmark.metrics.corpus import score_records
 from benchmark.records.run_collection import Run
 from benchmark.records.run_predictions import load_run

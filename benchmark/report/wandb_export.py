@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import OmegaConf
 
-from benchmark.harness.config import CONF_DIR
+from benchmark.config.compose import CONF_DIR
 
 LOGGER_CONFIG = CONF_DIR / "logger" / "wandb.yaml"
 

@@ -3,7 +3,7 @@ classes are in `hydra_plugins/orderbench_launchers.py`, where Hydra looks for th
 hydra-submitit-launcher's, made to end with the sweep summary whatever happens to the jobs.
 
 Before submitting, a run whose directory holds a finished run of the same config
-(`benchmark.harness.run_plan`: `skip`) gets no job, and on SLURM the request is checked against
+(`benchmark.run.plan`: `skip`) gets no job, and on SLURM the request is checked against
 the partition (`benchmark.sweep.slurm_resources`: an error naming the `hydra.launcher` keys to
 change). While waiting, jobs pending for a reason that waiting will not fix are named
 (`benchmark.sweep.slurm_pending`). A job that ends without a result (scancel, out of memory,
@@ -27,7 +27,6 @@ from hydra.core.utils import JobReturn, JobStatus, filter_overrides
 from hydra_plugins.hydra_submitit_launcher.config import BaseQueueConf
 from omegaconf import DictConfig, OmegaConf
 
-from benchmark.harness.run_plan import RunConflictError, finished_with
 from benchmark.records.failure import (
     FAILURE_NAME,
     clear_failure,
@@ -35,6 +34,7 @@ from benchmark.records.failure import (
     write_failure,
     write_job_end,
 )
+from benchmark.run.plan import RunConflictError, finished_with
 from benchmark.sweep.slurm_pending import pending_warning, read_squeue, stuck_jobs
 from benchmark.sweep.slurm_resources import ResourceRequest, check_request, read_sinfo
 

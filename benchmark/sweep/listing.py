@@ -1,7 +1,7 @@
 """Dry listing of a sweep: `orderbench sweep list SWEEP [OVERRIDE ...]`.
 
 Prints every job that `python -m benchmark.train -m sweep=SWEEP [OVERRIDE ...]` would
-launch, with what it would do in its run directory (`benchmark.harness.run_plan`): `train`,
+launch, with what it would do in its run directory (`benchmark.run.plan`): `train`,
 `resume` (from checkpoints/last.ckpt), `skip` (finished with the same config),
 `conflict`, `invalid` (its config does not compose) or `shared` (another job has the same
 run directory); then the totals. Launches nothing. Exit status 1 when a job would fail or
@@ -18,9 +18,9 @@ from hydra.core.global_hydra import GlobalHydra
 from hydra.types import RunMode
 
 from benchmark import cli_parsers
-from benchmark.harness.config import CONF_DIR
-from benchmark.harness.resolvers import register_resolvers
-from benchmark.harness.run_plan import RunConflictError, plan_run
+from benchmark.config.compose import CONF_DIR
+from benchmark.config.resolvers import register_resolvers
+from benchmark.run.plan import RunConflictError, plan_run
 from benchmark.sweep.jobs import SweepJob, sweep_jobs
 
 ACTIONS = {"fresh": "train", "resume": "resume", "skip": "skip"}

@@ -11,16 +11,16 @@ from dataclasses import dataclass, fields
 
 from torch import Tensor
 
+from models.blocks.paragraph_attention import ParagraphSelfAttention
+from models.blocks.pointer_lstm import LSTMPointerDecoder
+from models.blocks.sentence_attention import SentenceSelfAttention
+from models.blocks.sentence_cnn import SentenceCNN
+from models.blocks.sentence_lstm import SentenceLSTM
+from models.blocks.word_embedding import WordEmbedding
 from models.interfaces import SentenceEncoder, TextSentenceEncoder
 from models.ordering_model import OrderingModel
-from models.paragraph_attention import ParagraphSelfAttention
-from models.pointer_lstm import LSTMPointerDecoder
 from models.presets.word_vectors import word_embedding
 from models.registry import register_preset
-from models.sentence_attention import SentenceSelfAttention
-from models.sentence_cnn import SentenceCNN
-from models.sentence_lstm import SentenceLSTM
-from models.word_embedding import WordEmbedding
 
 # a small paragraph encoder and decoder for the tests (vocabulary of 30 word ids)
 TINY = dict(hidden_dim=16, ff_dim=24)

@@ -1,6 +1,6 @@
 """The `random` baseline preset: a uniform random permutation."""
 
-from models.random_baseline import RandomOrderer
+from models.presets.random_baseline import RandomOrderer
 from models.registry import register_preset
 
 

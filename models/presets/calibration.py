@@ -5,8 +5,8 @@ every preset) and a rule that learns nothing (`overlap_chain`: word overlap of n
 
 from torch import Tensor
 
-from models.overlap_chain import OverlapChain
-from models.position_regression import PositionRegressor
+from models.presets.overlap_chain import OverlapChain
+from models.presets.position_regression import PositionRegressor
 from models.registry import register_preset
 
 
@@ -28,13 +28,13 @@ def bow_position(
 ) -> PositionRegressor:
     """Bag-of-words linear regression of k / (n - 1), squared error + L2, decoded by sorting
     the predicted positions; log_prob is a Plackett-Luce score over them
-    (`models.position_regression`). Ours, a calibration baseline, not a published model."""
+    (`models.presets.position_regression`). Ours, a calibration baseline, not a published model."""
     return PositionRegressor(vocab_size, l2=l2, pl_scale=pl_scale)
 
 
 @register_preset("overlap_chain", colour="#7f7f7f", trainable=False, pointer=False)
 def overlap_chain(skip_top: int = 100, **_) -> OverlapChain:
     """Greedy chain of content-word overlap from the most central sentence, no learning
-    (`models.overlap_chain`); other preset arguments are ignored. Ours, a calibration
+    (`models.presets.overlap_chain`); other preset arguments are ignored. Ours, a calibration
     baseline; `skip_top` (the most frequent training words left out) is fixed a priori."""
     return OverlapChain(skip_top=skip_top)

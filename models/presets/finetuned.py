@@ -4,11 +4,11 @@ manner of the BERT-based orderers (Cui, Jiang, Li and Zhang 2020, BERSON)."""
 
 from torch import Tensor
 
+from models.blocks.sentence_minilm import VectorStores
+from models.blocks.sentence_transformer_finetuned import FineTunedSentenceEncoder
 from models.ordering_model import OrderingModel
 from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings, takes_settings
 from models.registry import register_preset
-from models.sentence_minilm import VectorStores
-from models.sentence_transformer_finetuned import FineTunedSentenceEncoder
 
 
 @register_preset(

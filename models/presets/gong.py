@@ -3,15 +3,15 @@ Sentence Ordering Using Pointer Network" (arXiv:1611.04953)."""
 
 from torch import Tensor
 
+from models.blocks.paragraph_lstm import ParagraphLSTM
+from models.blocks.pointer_lstm import LSTMPointerDecoder
+from models.blocks.sentence_cnn import SentenceCNN
+from models.blocks.sentence_lstm import SentenceLSTM
+from models.blocks.word_embedding import WordEmbedding
 from models.interfaces import SentenceEncoder
 from models.ordering_model import OrderingModel
-from models.paragraph_lstm import ParagraphLSTM
-from models.pointer_lstm import LSTMPointerDecoder
 from models.presets.word_vectors import word_embedding
 from models.registry import register_preset
-from models.sentence_cnn import SentenceCNN
-from models.sentence_lstm import SentenceLSTM
-from models.word_embedding import WordEmbedding
 
 
 @register_preset(

@@ -3,13 +3,13 @@ for Sentence Ordering" (AAAI)."""
 
 from torch import Tensor
 
-from models.han_word_attention import HANWordAttention
+from models.blocks.han_word_attention import HANWordAttention
+from models.blocks.paragraph_gated_attention import ParagraphGatedAttention
+from models.blocks.pointer_transformer import TransformerPointerDecoder
+from models.blocks.sentence_lstm import SentenceLSTM
 from models.ordering_model import OrderingModel
-from models.paragraph_gated_attention import ParagraphGatedAttention
-from models.pointer_transformer import TransformerPointerDecoder
 from models.presets.word_vectors import word_embedding
 from models.registry import register_preset
-from models.sentence_lstm import SentenceLSTM
 
 
 @register_preset(

@@ -3,10 +3,10 @@ encoder and pointer decoder (Cui et al. 2018)."""
 
 from torch import Tensor
 
+from models.blocks.sentence_minilm import MiniLMSentenceEncoder, VectorStores
 from models.ordering_model import OrderingModel
 from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings, takes_settings
 from models.registry import register_preset
-from models.sentence_minilm import MiniLMSentenceEncoder, VectorStores
 
 
 @register_preset(

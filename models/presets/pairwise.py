@@ -1,15 +1,15 @@
 """Pairwise ordering with topological sort: B-TSort of Prabhumoye, Salakhutdinov and
 Black (2020), "Topological Sort for Sentence Ordering" (ACL), over a bi-encoder pair
-classifier (`models.pairwise_orderer`)."""
+classifier (`models.presets.pairwise_orderer`)."""
 
 from torch import Tensor
 
-from models.pair_classifier import PairOrderClassifier
-from models.pairwise_orderer import PairwiseOrderer
+from models.blocks.pair_classifier import PairOrderClassifier
+from models.blocks.sentence_lstm import SentenceLSTM
+from models.blocks.sentence_minilm import MiniLMSentenceEncoder
+from models.presets.pairwise_orderer import PairwiseOrderer
 from models.presets.word_vectors import word_embedding
 from models.registry import register_preset
-from models.sentence_lstm import SentenceLSTM
-from models.sentence_minilm import MiniLMSentenceEncoder
 
 SENTENCE_ENCODERS = ("lstm", "minilm")
 
@@ -39,9 +39,9 @@ def pairwise_tsort(
     decoded by a topological sort of its predicted constraints (B-TSort). The paper's
     classifier is BERT over the concatenated pair; here each sentence is encoded alone (a
     mean-pooled BiLSTM over the word vectors, or frozen MiniLM vectors) and an MLP scores
-    the pair (`models.pair_classifier`): a deviation, for a CPU budget. The sizes are
+    the pair (`models.blocks.pair_classifier`): a deviation, for a CPU budget. The sizes are
     chosen, not published. It has no pointer decoder, so the noise setting's END
-    (`models.noise_wrapper`) cannot wrap it: the harness refuses `dataset.noise`."""
+    (`models.noise.noise_wrapper`) cannot wrap it: the harness refuses `dataset.noise`."""
     if sentence_encoder not in SENTENCE_ENCODERS:
         raise ValueError(
             f"model.net.sentence_encoder must be one of {SENTENCE_ENCODERS}, "

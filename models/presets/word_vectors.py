@@ -2,7 +2,7 @@
 
 from torch import Tensor
 
-from models.word_embedding import WordEmbedding
+from models.blocks.word_embedding import WordEmbedding
 
 DEFAULT_EMBEDDING_DIM = 100  # width when no pretrained vectors are given (GloVe-100d size)
 

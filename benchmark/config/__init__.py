@@ -1,0 +1,1 @@
+"""Composing, checking and identifying run configs (docs/architecture.md)."""

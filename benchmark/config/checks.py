@@ -1,0 +1,356 @@
+"""The run configuration, checked before any data is read or any epoch is trained.
+
+- types and ranges of the settings a run depends on (`SETTINGS`): epochs, beams, seeds,
+  batch sizes ... A value given on the command line arrives as whatever YAML makes of it
+  (`seed=abc` is the string "abc"), so each is checked here rather than failing as a
+  traceback somewhere in training, or after it;
+- keys added with `+` (or `++`) that nothing reads: a `+key=value` of a node that is not
+  in the composed config without it (`+model.optimzer.lr=0.1`), or an argument that the
+  node's `_target_` does not take. A `+group=option` is a config group the run chose
+  (Hydra's `hydra.runtime.choices`), also one from a folder on the command line's
+  `hydra.searchpath`; that search path is handed on to the second composition
+  (`searchpath_overrides`);
+- `run_setting_problems`: seeds below 2**32, a GPU trainer only where PyTorch sees a GPU,
+  `variant` one folder name, the `model.net` settings within the ranges their preset takes
+  (`models.hyperparameters`, the one place those ranges are written), the published
+  permutations' folder and the word vectors' file, all met later otherwise;
+- `check_scorable_splits`: once the data is loaded, a valid or test split where no document
+  can be scored (all of one sentence, left out by the trivial policy) would give NaN
+  figures and select an arbitrary checkpoint.
+
+Every problem is one line naming the key (or dataset and split); `ConfigError` holds them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import math
+from collections.abc import Iterable, Sequence
+
+from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.utils import get_object
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from benchmark.config.resolvers import GPU_ACCELERATORS
+from benchmark.config.run_path import path_problems
+from benchmark.config.threads import AUTO
+from data.noise import noise_setting
+
+_ABSENT = object()
+# key: (kind, lower bound, null allowed); kinds: int, number, bool
+SETTINGS = {
+    "seed": ("int", 0, False),
+    "protocol_seed": ("int", 0, False),
+    "trainer.max_epochs": ("int", 1, False),  # budgets are in epochs (DESIGN section 5)
+    "trainer.min_epochs": ("int", 0, True),
+    "trainer.log_every_n_steps": ("int", 1, True),
+    "trainer.gradient_clip_val": ("number", 0, True),
+    "model.beam_size": ("int", 1, False),
+    "model.val_beam_size": ("int", 1, False),
+    "model.batch_size": ("int", 1, False),
+    "model.embedding_dim": ("int", 1, True),
+    "dataset.datamodule.batch_size": ("int", 1, False),
+    "dataset.datamodule.eval_batch_size": ("int", 1, False),
+    "bootstrap_resamples": ("int", 1, False),
+    "test_shuffles": ("int", 1, False),
+    "cpu_threads": ("int", 1, True),
+    "compile": ("bool", None, False),
+    "early_stopping.patience": ("int", 0, True),
+    "model.optimizer.lr": ("number", 0, False),  # inf is let through: the NaN guard stops it
+    "include_trivial": ("bool", None, False),
+    "evaluate_discrimination": ("bool", None, False),
+    "rerun": ("bool", None, False),
+}
+# keys that code reads with `.get` and a config may lack (a `+` override may add them)
+OPTIONAL_KEYS = frozenset({
+    "cpu_threads", "compile", "rerun", "dataset.noise", "model.embeddings",
+    "model.embedding_dim", "model.optimizer", "model.scheduler", "test_shuffles", "variant_tag",
+})
+_OPTIMIZER_KEYS = frozenset({"model.optimizer.lr"})
+_HYDRA_ARGS = frozenset({"_target_", "_partial_", "_args_", "_recursive_", "_convert_"})
+
+
+class ConfigError(ValueError):
+    """A setting that cannot work; one line per problem, each naming its key."""
+
+
+def _value_problem(key: str, value, kind: str, low, nullable: bool) -> str | None:
+    if value is None:
+        return None if nullable else f"{key}: must be set, got null"
+    expected = {"int": "an integer", "number": "a number", "bool": "true or false"}[kind]
+    if kind == "bool":
+        ok = isinstance(value, bool)
+    elif kind == "int":
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and not (
+            isinstance(value, float) and math.isnan(value))
+    if ok and low is not None and value < low:
+        ok = False
+    if ok:
+        return None
+    bound = f" >= {low}" if low is not None else ""
+    return f"{key}: expected {expected}{bound}, got {value!r}"
+
+
+def _select(cfg: DictConfig, key: str):
+    return OmegaConf.select(cfg, key, default=_ABSENT, throw_on_missing=False)
+
+
+def _interpolated(cfg: DictConfig, key: str) -> bool:
+    """Whether `key` takes its value from another key (checked there, not twice)."""
+    parent, _, leaf = key.rpartition(".")
+    node = _select(cfg, parent) if parent else cfg
+    return isinstance(node, DictConfig) and OmegaConf.is_interpolation(node, leaf)
+
+
+def value_problems(cfg: DictConfig) -> list[str]:
+    """One line per setting of SETTINGS (and `dataset.noise`) with a bad type or range."""
+    problems = []
+    for key, (kind, low, nullable) in SETTINGS.items():
+        try:
+            value = _select(cfg, key)
+        except OmegaConfBaseException as error:
+            problems.append(f"{key}: {str(error).splitlines()[0]}")
+            continue
+        if value is _ABSENT or _interpolated(cfg, key):
+            continue  # checked where it comes from
+        if key in _OPTIMIZER_KEYS and _select(cfg, "model.optimizer._target_") in (_ABSENT, None):
+            continue  # an optimizer setting without an optimizer: nothing trains
+        if key == "cpu_threads" and value == AUTO:
+            continue  # the cores the job was given (benchmark.config.threads)
+        problem = _value_problem(key, value, kind, low, nullable)
+        if problem:
+            problems.append(problem)
+    noise = _select(cfg, "dataset.noise")
+    if noise is not _ABSENT:
+        try:
+            noise_setting(noise)
+        except ValueError as error:
+            problems.append(str(error))
+    return problems
+
+
+def _accepts(target: str, name: str) -> bool:
+    """Whether the callable `target` takes an argument `name` (or any, with **kwargs)."""
+    if name in _HYDRA_ARGS:
+        return True
+    try:
+        parameters = inspect.signature(get_object(target)).parameters
+    except (ValueError, TypeError, ImportError, AttributeError):
+        return True  # nothing to check against
+    return name in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+    )
+
+
+def _unread_prefix(cfg: DictConfig, defaults: DictConfig, key: str) -> str | None:
+    """The part of an added `key` that nothing reads, with why; None when it is read."""
+    parts = key.split(".")
+    node = cfg
+    for i, part in enumerate(parts):
+        prefix = ".".join(parts[: i + 1])
+        target = node.get("_target_") if isinstance(node, DictConfig) else None
+        if isinstance(target, str):
+            if _accepts(target, part):
+                return None  # handed to the target, which takes it
+            return f"{prefix}: {target} takes no argument {part!r}"
+        if prefix in OPTIONAL_KEYS:
+            return None
+        if _select(defaults, prefix) is _ABSENT:
+            siblings = list(node.keys()) if isinstance(node, DictConfig) else []
+            close = difflib.get_close_matches(part, [s for s in siblings if s != part], n=1)
+            hint = f" (did you mean {'.'.join([*parts[:i], close[0]])}?)" if close else ""
+            return f"{prefix}: unknown key, nothing reads it{hint}"
+        node = node.get(part) if isinstance(node, DictConfig) else None
+    return None
+
+
+def searchpath_overrides(hydra_overrides: Iterable[str]) -> list[str]:
+    """The `hydra.searchpath=[...]` among a run's Hydra overrides (HydraConfig's
+    `overrides.hydra`), as given: a second composition needs them to find the groups of
+    extra config folders."""
+    overrides = list(hydra_overrides)
+    parsed = OverridesParser.create().parse_overrides(overrides)
+    return [
+        text for text, override in zip(overrides, parsed, strict=True)
+        if override.get_key_element() == "hydra.searchpath"
+    ]
+
+
+def added_keys(
+    overrides: Sequence[str], choices: Iterable[str]
+) -> tuple[list[str], list[str]]:
+    """(the keys added by `+`/`++` value overrides, the other overrides). `choices`: the
+    config groups of the composed run (keys of `hydra.runtime.choices`, `group[@package]`);
+    a `+group=option` of one of them selects a config and adds no key."""
+    groups = {str(choice).partition("@")[0] for choice in choices}
+    added, kept = [], []
+    for text, override in zip(
+        overrides, OverridesParser.create().parse_overrides(list(overrides)), strict=True
+    ):
+        key = override.key_or_group
+        if (override.is_add() or override.is_force_add()) and not key.startswith("hydra") \
+                and key not in groups:
+            added.append(key)
+        else:
+            kept.append(text)
+    return added, kept
+
+
+def key_problems(
+    cfg: DictConfig, overrides: Sequence[str], compose, choices: Iterable[str]
+) -> list[str]:
+    """One line per key added by an override that nothing reads. `compose(overrides)`
+    gives the config of a list of overrides (it is called once, without the added keys
+    and with the `hydra.*` overrides, so on the run's search path); `choices` as for
+    `added_keys`."""
+    added, kept = added_keys(overrides, choices)
+    if not added:
+        return []
+    defaults = compose(kept)
+    problems = []
+    for key in added:
+        problem = _unread_prefix(cfg, defaults, key)
+        if problem:
+            problems.append(f"{problem} (override +{key})")
+    return problems
+
+
+def check_config(
+    cfg: DictConfig, overrides: Sequence[str] = (), compose=None, choices: Iterable[str] = ()
+) -> None:
+    """ConfigError listing every problem of `cfg` (its command-line `overrides` too, when
+    `compose` is given; `choices`: the run's config groups, `hydra.runtime.choices`),
+    before anything is trained."""
+    problems = value_problems(cfg) + run_setting_problems(cfg) + path_problems(cfg)
+    if compose is not None:
+        problems += key_problems(cfg, overrides, compose, choices)
+    if problems:
+        raise ConfigError("\n".join(problems))
+
+
+def check_scorable_splits(dataset: str, documents: dict, include_trivial: bool,
+                          noisy: bool) -> None:
+    """ConfigError when a valid or test split has no document its figures can count: all
+    of one sentence, left out by the trivial policy (`include_trivial=false`)."""
+    if include_trivial or noisy:
+        return
+    for split in ("valid", "test"):
+        docs = documents.get(split) or []
+        if docs and all(len(doc) < 2 for doc in docs):
+            raise ConfigError(
+                f"dataset {dataset!r}, split {split!r}: all {len(docs)} documents have one "
+                "sentence, so no figure can be computed (include_trivial=true counts them)"
+            )
+
+
+# -- settings SETTINGS cannot judge, which the trainer, a model or the end of the run would
+# meet later: seeds' upper bound, the accelerator, the variant's folder name, model.net,
+# published permutations, word vectors -------------------------------------------------------
+SEED_KEYS = ("seed", "protocol_seed")
+SEED_LIMIT = 2**32  # numpy (so Lightning's seed_everything) takes seeds below 2**32
+
+
+def _value_or_absent(cfg: DictConfig, key: str):
+    """The value of `key`, or _ABSENT where it is missing or does not resolve (said by
+    `value_problems`)."""
+    try:
+        return _select(cfg, key)
+    except OmegaConfBaseException:
+        return _ABSENT
+
+
+def seed_problems(cfg: DictConfig) -> list[str]:
+    """`seed` and `protocol_seed` at or above 2**32 (their type and lower bound: SETTINGS)."""
+    problems = []
+    for key in SEED_KEYS:
+        value = _value_or_absent(cfg, key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= SEED_LIMIT:
+            problems.append(f"{key}: expected an integer below 2**32 ({SEED_LIMIT}), got {value}")
+    return problems
+
+
+def accelerator_problems(cfg: DictConfig) -> list[str]:
+    """A GPU trainer (`trainer=gpu`, `ddp`) on a machine where PyTorch sees no GPU."""
+    accelerator = _value_or_absent(cfg, "trainer.accelerator")
+    if accelerator not in GPU_ACCELERATORS:
+        return []
+    import torch
+
+    if torch.cuda.is_available():
+        return []
+    return [
+        f"trainer.accelerator: {accelerator}, but PyTorch sees no GPU on this machine "
+        "(torch.cuda.is_available() is false); use trainer=cpu"
+    ]
+
+
+def model_problems(cfg: DictConfig) -> list[str]:
+    """`model.net` settings out of the range its preset takes, each naming its full key
+    (`model.net.dropout`). The ranges are the preset's own (`setting_problems` of every
+    registered preset, `models.hyperparameters`); a key taking its value from another
+    (`${model.embedding_dim}`) is checked there, and only counts for what it must divide."""
+    net = _value_or_absent(cfg, "model.net")
+    target = net.get("_target_") if isinstance(net, DictConfig) else None
+    try:
+        check = getattr(get_object(target), "setting_problems", None) if target else None
+    except (ImportError, AttributeError, ValueError):
+        return []  # an unknown target: said when Hydra instantiates it
+    if check is None:
+        return []
+    settings, copied = {}, set()
+    for key in net:
+        value = _value_or_absent(cfg, f"model.net.{key}")
+        if key in _HYDRA_ARGS or value is _ABSENT:
+            continue
+        try:
+            settings[key] = OmegaConf.to_container(value, resolve=True) \
+                if OmegaConf.is_config(value) else value
+        except OmegaConfBaseException:
+            continue  # said by Hydra when it instantiates the node
+        if _interpolated(cfg, f"model.net.{key}"):
+            copied.add(f"model.net.{key}:")
+    return [line for line in check(settings, prefix="model.net.")
+            if not line.startswith(tuple(copied))]
+
+
+def discrimination_problems(cfg: DictConfig) -> list[str]:
+    """`discrimination.permutations=published` without a usable `dataset.perm_path`
+    (`benchmark.metrics.published_permutations`), which order discrimination would meet
+    only after the test; not when discrimination is off or skipped (distractors)."""
+    from benchmark.metrics.published_permutations import settings_problem
+
+    if _value_or_absent(cfg, "evaluate_discrimination") is not True:
+        return []
+    noise = _value_or_absent(cfg, "dataset.noise")
+    try:
+        if noise is not _ABSENT and noise_setting(noise) != "0":
+            return []
+        problem = settings_problem(cfg)
+    except (OmegaConfBaseException, ValueError, ImportError, AttributeError):
+        return []  # a bad noise value or reader: said elsewhere
+    return [problem] if problem else []
+
+
+def embedding_problems(cfg: DictConfig) -> list[str]:
+    """`model.embeddings` that cannot give `model.embedding_dim`-d vectors (a GloVe file
+    that is not there, kumo at another width: `data.embeddings.source_problem`)."""
+    from data.embeddings import source_problem
+
+    source = _value_or_absent(cfg, "model.embeddings")
+    dim = _value_or_absent(cfg, "model.embedding_dim")
+    if not isinstance(source, str) or not isinstance(dim, int) or isinstance(dim, bool):
+        return []  # none, or a bad width (said by SETTINGS)
+    problem = source_problem(source, dim)
+    return [f"model.embeddings: {problem}"] if problem else []
+
+
+def run_setting_problems(cfg: DictConfig) -> list[str]:
+    """One line per problem of `seed_problems`, `accelerator_problems`, `model_problems`,
+    `discrimination_problems` and `embedding_problems` (the run directory's components:
+    `benchmark.config.run_path`)."""
+    return seed_problems(cfg) + accelerator_problems(cfg) + model_problems(cfg) \
+        + discrimination_problems(cfg) + embedding_problems(cfg)

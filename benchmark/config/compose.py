@@ -1,0 +1,22 @@
+"""Compose the Hydra configuration outside a Hydra app (for tools that make no run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hydra import compose, initialize_config_dir
+from omegaconf import DictConfig
+
+from benchmark.config.resolvers import register_resolvers
+
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+
+
+def compose_config(overrides: list[str], return_hydra_config: bool = False) -> DictConfig:
+    """The config `python -m benchmark.train` would see with these overrides (with
+    Hydra's own `hydra` node if asked)."""
+    register_resolvers()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+        return compose(
+            config_name="config", overrides=overrides, return_hydra_config=return_hydra_config
+        )

@@ -1,0 +1,95 @@
+"""OmegaConf resolvers of the configs.
+
+Launcher resources tied to the trainer profile (`conf/hydra/launcher/*.yaml`):
+
+- `${tasks_per_node:${trainer.devices}}`: one task (process) per device;
+- `${gpus_per_node:${trainer.accelerator},${trainer.devices}}`: as many GPUs, or none for
+  a CPU profile.
+
+The noise setting (`dataset.noise`, DESIGN section 4; `conf/config.yaml`):
+
+- `${noise_label:${dataset.name},${dataset.noise}}`: the dataset's name in run
+  directories, run records and W&B (`brown`, `brown_noise1`, `brown_noise0-1`);
+- `${selection_metric:${dataset.noise}}`: the valid metric that selects the checkpoint.
+
+- `${cache_dir:minilm}`: a folder of the git-ignored data cache (`data/paths.py`).
+
+The run directory (`hydra.run.dir`, `hydra.sweep.subdir`):
+
+- `${config_id:}`: the digest of everything in the config that changes what a run computes
+  beyond the dataset label, model, variant and seed (`benchmark.config.identity.config_id`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from omegaconf import DictConfig, OmegaConf
+
+from benchmark.config.identity import config_id
+from benchmark.config.run_path import path_problems
+from data.noise import has_noise, noise_label
+from data.paths import CACHE_ROOT
+
+GPU_ACCELERATORS = ("gpu", "cuda")
+
+
+def tasks_per_node(devices) -> int:
+    """`trainer.devices` as a task count; the launcher needs a number, not `auto` or a list."""
+    if isinstance(devices, bool) or not isinstance(devices, int) or devices < 1:
+        raise ValueError(
+            f"trainer.devices must be a positive integer for the sweep launcher to reserve "
+            f"one task per device, got {devices!r}"
+        )
+    return devices
+
+
+def gpus_per_node(accelerator: str, devices) -> int | None:
+    """GPUs to reserve per node: `trainer.devices` for a GPU profile, None otherwise."""
+    return tasks_per_node(devices) if accelerator in GPU_ACCELERATORS else None
+
+
+def run_dir_noise_label(dataset: str, noise) -> str:
+    """`noise_label` for the run directory (`paths.dataset`). A value that is no noise
+    setting still gives a name (`<dataset>_noise<value>`), so that Hydra can make the run
+    directory and the config check refuses `dataset.noise` in one line, where a resolver's
+    error would end Hydra with a traceback."""
+    try:
+        return noise_label(dataset, noise)
+    except ValueError:
+        return f"{dataset}_noise{re.sub(r'[^A-Za-z0-9.-]+', '-', str(noise))}"
+
+
+def selection_metric(noise) -> str:
+    """`val/tau`; with distractors `val/pm_f`: tau only counts the documents whose kept
+    sentences are exactly the gold ones (NaN while there is none), pm_f counts every
+    document and rewards both the order and leaving the distractors out."""
+    return "val/pm_f" if has_noise(noise) else "val/tau"
+
+
+def cache_dir(name: str) -> str:
+    """The folder `name` of the data cache, as an absolute path."""
+    return str(CACHE_ROOT / name)
+
+
+def run_config_id(*, _root_: DictConfig) -> str:
+    """`config_id` of the whole config the interpolation sits in, once the other components
+    of the run directory are known to be plain folder names (`run_path.path_problems`)."""
+    problems = path_problems(_root_)
+    if problems:
+        raise ValueError("; ".join(problems))
+    return config_id(_root_)
+
+
+def register_resolvers() -> None:
+    """Make the resolvers known to OmegaConf (idempotent)."""
+    for name, resolver in (
+        ("tasks_per_node", tasks_per_node),
+        ("gpus_per_node", gpus_per_node),
+        ("noise_label", run_dir_noise_label),
+        ("selection_metric", selection_metric),
+        ("cache_dir", cache_dir),
+        ("config_id", run_config_id),
+    ):
+        if not OmegaConf.has_resolver(name):
+            OmegaConf.register_new_resolver(name, resolver)

@@ -1,0 +1,1 @@
+"""Scoring a trained model: decoding and order discrimination (docs/architecture.md)."""

@@ -1,0 +1,194 @@
+"""Rebuild a trained model from its run directory and order new sentences with it.
+
+A run directory (`runs/<dataset>/<model>/<variant>/seed_<seed>/`) holds everything
+needed: the config (`.hydra/config.yaml`, or the `config` of `metrics.json`), the
+checkpoint selected on valid (`checkpoints/best.ckpt`) and the word vocabulary, read from
+`vocab.json` in the run directory when the run saved one, else rebuilt from the config
+through the dataset's DataModule (the processed-data cache makes this cheap). Sentences
+are tokenised and batched exactly as in training (`data.tokenize`, `data.collate`).
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from hydra.errors import InstantiationException
+from hydra.utils import instantiate
+from omegaconf import DictConfig, OmegaConf
+from torch import nn
+
+from benchmark.records.run_record import RECORD_NAME, VOCAB_NAME
+from benchmark.run.model_builder import build_net
+from benchmark.training.checkpoint_file import DamagedCheckpointError, load_checkpoint
+from data.collate import collate, make_example
+from data.tokenize import tokenize
+from data.vocab import UNK_ID, Vocab
+
+CONFIG_PATH = Path(".hydra") / "config.yaml"
+CHECKPOINT_PATH = Path("checkpoints") / "best.ckpt"
+NET_PREFIX = "net."  # the LightningModule's attribute holding the model
+
+
+class RunError(ValueError):
+    """A run directory cannot give a usable model (missing, unfinished, inconsistent)."""
+
+
+@dataclass
+class TrainedRun:
+    """A trained ordering model with the vocabulary and settings it was trained with."""
+
+    config: DictConfig
+    net: nn.Module
+    vocab: Vocab
+    max_tokens: int  # sentences are truncated to this many tokens, as in training
+
+    @property
+    def default_beam_size(self) -> int:
+        """The beam width the run used on test."""
+        return int(self.config.model.beam_size)
+
+    def unknown_words(self, sentences: list[str]) -> tuple[int, int]:
+        """(words not in the vocabulary, all words) of `sentences`."""
+        ids = [i for sentence in sentences for i in self.vocab.encode(tokenize(sentence))]
+        return sum(i == UNK_ID for i in ids), len(ids)
+
+    @torch.no_grad()
+    def order(self, sentences: list[str], beam_size: int | None = None) -> list[int]:
+        """The predicted order of `sentences`, as indices into the list (a model trained
+        with distractors, `dataset.noise`, may leave some out)."""
+        if not sentences:
+            raise ValueError("nothing to order: no sentences")
+        token_ids = [self.vocab.encode(tokenize(sentence)) for sentence in sentences]
+        presented = list(range(len(sentences)))  # sentences as given; ids only label them
+        example = make_example("input", token_ids, presented, self.max_tokens, sentences)
+        batch = collate([example])  # texts included, for encoders that read raw text
+        beam = self.default_beam_size if beam_size is None else beam_size
+        orders = self.net.decode(batch, beam_size=beam)  # (1, N) presented indices
+        return [j for j in orders[0, : len(sentences)].tolist() if j >= 0]
+
+
+RETRAIN = "pass rerun=true to train the run again"
+
+
+def _reason(error: BaseException) -> str:
+    """The first sentence of an error's message (its type when it has none): torch's
+    goes on for lines about what may have damaged the file."""
+    text = str(error).strip()
+    return text.splitlines()[0].split(". ")[0] if text else type(error).__name__
+
+
+def load_weights(checkpoint: Path) -> dict:
+    """The `state_dict` of `checkpoint` (loaded with `weights_only=True`); RunError naming
+    the file when it cannot be read (truncated, not a checkpoint, unsafe)."""
+    try:
+        state = load_checkpoint(checkpoint)
+    except DamagedCheckpointError as error:
+        raise RunError(f"{_reason(error)}; {RETRAIN}") from None
+    if "state_dict" not in state:
+        raise RunError(f"{checkpoint}: not a training checkpoint (no state_dict); {RETRAIN}")
+    return state["state_dict"]
+
+
+def damaged_checkpoint(run_dir: Path) -> str | None:
+    """What is wrong with a run's `checkpoints/best.ckpt`, seen without loading the
+    weights (its zip directory is checked: a truncated file has none), or None when it is
+    intact or absent (a model with nothing to train has none)."""
+    checkpoint = Path(run_dir) / CHECKPOINT_PATH
+    if not checkpoint.is_file():
+        return None
+    try:
+        with zipfile.ZipFile(checkpoint) as archive:
+            if not any(name.endswith("/data.pkl") for name in archive.namelist()):
+                raise zipfile.BadZipFile("no data.pkl in it")
+    except (OSError, zipfile.BadZipFile) as error:
+        return f"{checkpoint}: damaged checkpoint ({_reason(error)})"
+    return None
+
+
+def run_config(run_dir: Path) -> DictConfig:
+    """The config of the run's record when it finished (the one its model was selected
+    with; a refused or later launch may have rewritten `.hydra/`), else of its last launch
+    (`.hydra/config.yaml`)."""
+    record = run_dir / RECORD_NAME
+    if record.is_file():
+        try:
+            config = json.loads(record.read_text("utf-8")).get("config")
+        except (OSError, ValueError, AttributeError) as error:
+            raise RunError(f"{record}: unreadable run record ({error})") from None
+        if isinstance(config, dict):
+            return OmegaConf.create(config)
+    if (run_dir / CONFIG_PATH).is_file():
+        return OmegaConf.load(run_dir / CONFIG_PATH)
+    raise RunError(f"{run_dir}: not a run directory (no {CONFIG_PATH} and no {RECORD_NAME})")
+
+
+def _load_vocab(run_dir: Path, config: DictConfig) -> Vocab:
+    if (run_dir / VOCAB_NAME).is_file():
+        try:
+            return Vocab.load(run_dir / VOCAB_NAME)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise RunError(
+                f"{run_dir / VOCAB_NAME}: damaged vocabulary ({_reason(error)}); delete it "
+                "to rebuild it from the run's dataset"
+            ) from None
+    try:
+        datamodule = instantiate(
+            config.dataset.datamodule,
+            reader=instantiate(config.dataset.reader),
+            seed=config.seed,
+            protocol_seed=config.protocol_seed,
+        )
+        datamodule.setup()
+    except (InstantiationException, OSError, ValueError) as error:
+        raise RunError(
+            f"{run_dir}: no {VOCAB_NAME}, and the vocabulary cannot be rebuilt from the run's "
+            f"dataset: {error}"
+        ) from None
+    return datamodule.vocab
+
+
+def _checkpoint(run_dir: Path) -> Path:
+    checkpoint = run_dir / CHECKPOINT_PATH
+    if not checkpoint.is_file():
+        raise RunError(
+            f"{run_dir}: no checkpoint ({CHECKPOINT_PATH}): the run has not saved a model yet, "
+            "or its model has nothing to train (e.g. model=random)"
+        )
+    return checkpoint
+
+
+def _load_net(checkpoint: Path, config: DictConfig, vocab: Vocab) -> nn.Module:
+    # A stand-in of the trained width when the run used word vectors, so the model is built
+    # exactly as in training; the checkpoint overwrites it.
+    pretrained = (
+        torch.zeros(len(vocab), int(config.model.embedding_dim))
+        if config.model.get("embeddings")
+        else None
+    )
+    net = build_net(config, len(vocab), pretrained)
+    state = load_weights(checkpoint)
+    weights = {k[len(NET_PREFIX) :]: v for k, v in state.items() if k.startswith(NET_PREFIX)}
+    try:
+        net.load_state_dict(weights)
+    except RuntimeError as error:
+        first = str(error).strip().splitlines()[0]
+        raise RunError(
+            f"{checkpoint}: does not fit the run's config and vocabulary: {first}"
+        ) from None
+    return net.eval()
+
+
+def load_trained_run(run_dir: str | Path) -> TrainedRun:
+    """The model of `run_dir`, ready to order sentences; RunError says what is missing."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise RunError(f"{run_dir}: no such run directory")
+    checkpoint = _checkpoint(run_dir)
+    config = run_config(run_dir)
+    vocab = _load_vocab(run_dir, config)
+    net = _load_net(checkpoint, config, vocab)
+    return TrainedRun(config, net, vocab, int(config.dataset.datamodule.max_sentence_tokens))

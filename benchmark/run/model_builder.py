@@ -1,0 +1,55 @@
+"""The network of a run from its config, without Lightning: the model preset
+(`cfg.model.net`), wrapped for the noise setting when `dataset.noise` is 1 or 0/1.
+
+In the noise setting every trainable model is wrapped in `models.noise.noise_wrapper`: END is
+the GO slot of Wang and Wan's released code; `noise_model.count_bias` and
+`noise_model.distractor_scorer` switch on our own mechanisms (docs/metrics.md, "Noise
+robustness"). The random baseline is left unwrapped: it keeps every sentence.
+"""
+
+from __future__ import annotations
+
+import torch
+from hydra.utils import instantiate
+from omegaconf import DictConfig
+
+from benchmark.config.checks import ConfigError
+from data.noise import has_noise, noise_setting
+from data.vocab import UNK_ID
+from models.noise.noise_wrapper import NoiseWrapper
+
+GO_TOKENS = (UNK_ID, UNK_ID)  # the GO sentence: our vocabularies have no GO and EOS words
+NOISE_OPTIONS = ("count_bias", "distractor_scorer")  # keys of `noise_model`, off by default
+
+
+def dataset_noise(cfg: DictConfig) -> str:
+    """The run's noise setting, "0", "1" or "0/1" (configs older than the option: "0")."""
+    return noise_setting(cfg.dataset.get("noise", 0))
+
+
+def noise_options(cfg: DictConfig) -> dict[str, bool]:
+    """`noise_model` of the config -> the wrapper's options (configs without it: all off).
+    ValueError naming an unknown key."""
+    given = dict(cfg.get("noise_model") or {})
+    unknown = sorted(set(given) - set(NOISE_OPTIONS))
+    if unknown:
+        raise ValueError(
+            f"config key noise_model.{unknown[0]} is unknown; known: {', '.join(NOISE_OPTIONS)}"
+        )
+    return {key: bool(given.get(key, False)) for key in NOISE_OPTIONS}
+
+
+def build_net(cfg: DictConfig, vocab_size: int, pretrained_embeddings) -> torch.nn.Module:
+    """The model preset, wrapped with the authors' END in the noise setting."""
+    net = instantiate(
+        cfg.model.net, vocab_size=vocab_size, pretrained_embeddings=pretrained_embeddings
+    )
+    if not has_noise(dataset_noise(cfg)) or not getattr(net, "trainable", True):
+        return net
+    if not (hasattr(net, "encode") and hasattr(net, "decoder")):
+        raise ConfigError(
+            f"dataset.noise={cfg.dataset.noise}: model={cfg.model.name} has no pointer decoder "
+            "to point at END (models/noise/noise_wrapper.py wraps models with encode() and a "
+            "decoder)"
+        )
+    return NoiseWrapper(net, GO_TOKENS, first_word_id=UNK_ID + 1, **noise_options(cfg))

@@ -1,0 +1,55 @@
+"""What the optimiser gets from a model: parameter groups with their own learning rates,
+and a linear warm-up of the learning rates.
+
+A module of the model that sets `learning_rate` (a float; e.g. a fine-tuned pretrained
+sentence encoder, `models.blocks.sentence_transformer_finetuned`) puts its trainable parameters
+in a group of their own at that rate; every other trainable parameter keeps the
+optimiser's configured rate (the usual recipe for fine-tuning a pretrained encoder under
+freshly initialised layers: Devlin et al. 2019's small rate for the pretrained weights).
+A module that sets `warmup_steps` > 0 makes every group's rate rise linearly from
+rate/warmup_steps at the first optimiser step to the full rate at step `warmup_steps`,
+then stay there (the warm-up of Vaswani et al. 2017 and BERT, without the decay). A model
+with neither gets exactly what it got before: `net.parameters()`, no schedule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import torch
+from torch import nn
+from torch.optim.lr_scheduler import LambdaLR
+
+
+def parameter_groups(net: nn.Module) -> Iterable[nn.Parameter] | list[dict]:
+    """-> `net.parameters()`, or [{params, lr} per module with a `learning_rate`, then
+    {params} for the other trainable parameters] (frozen parameters left out)."""
+    groups, claimed = [], set()
+    for module in net.modules():
+        rate = getattr(module, "learning_rate", None)
+        if rate is None:
+            continue
+        params = [p for p in module.parameters() if p.requires_grad and id(p) not in claimed]
+        claimed.update(id(p) for p in params)
+        if params:
+            groups.append({"params": params, "lr": float(rate)})
+    if not groups:
+        return net.parameters()
+    rest = [p for p in net.parameters() if p.requires_grad and id(p) not in claimed]
+    return groups + ([{"params": rest}] if rest else [])
+
+
+def warmup_steps(net: nn.Module) -> int:
+    """The largest `warmup_steps` any module of `net` asks for (0: no warm-up)."""
+    return max((int(getattr(m, "warmup_steps", 0) or 0) for m in net.modules()), default=0)
+
+
+def warmup_factor(step: int, steps: int) -> float:
+    """Multiplier of the learning rate at optimiser step `step` (0-based): (step + 1) /
+    steps during the warm-up, then 1."""
+    return 1.0 if steps <= 0 else min(1.0, (step + 1) / steps)
+
+
+def linear_warmup(optimizer: torch.optim.Optimizer, steps: int) -> LambdaLR:
+    """A per-step scheduler applying `warmup_factor` to every group of `optimizer`."""
+    return LambdaLR(optimizer, lambda step: warmup_factor(step, steps))

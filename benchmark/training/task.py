@@ -1,0 +1,157 @@
+"""The one LightningModule: trains any ordering model and scores it on valid/test.
+
+The wrapped network follows the interface of DESIGN section 6 (`loss`, `decode`,
+`log_prob`); this module owns optimisation, decoding of whole splits and the metrics.
+Valid and test predictions are gathered from every process and de-duplicated by document
+id, so distributed samplers that pad a split never count a document twice. In the noise
+setting (`noisy`, DESIGN section 4) the records carry each document's distractors and the
+figures add `noise_acc` and `n_docs_order` (`benchmark.metrics.corpus`). With
+`test_shuffles` > 1 (off by default) the test split is decoded under that many
+presentations and the pass with the best PMR is kept, the released ATTOrderNet code's test
+loop: a pick on test (`benchmark.evaluation.test_shuffles`); the figures then carry
+`n_test_shuffles` and the kept pass `n_test_pass`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import pytorch_lightning as pl
+import torch
+from torch import nn
+
+from benchmark.evaluation.test_shuffles import best_pass, reshuffle, shuffle_permutations
+from benchmark.metrics.corpus import metric_means, score_records, summarise
+from benchmark.records.prediction_records import gather_records, records_from_batch
+from benchmark.training.compiled_optimizer import compile_update
+from benchmark.training.optimisation import linear_warmup, parameter_groups, warmup_steps
+
+log = logging.getLogger(__name__)
+COUNT_KEYS = frozenset(  # bookkeeping, not curves
+    {"n_docs", "n_docs_order", "n_trivial", "n_test_shuffles", "n_test_pass"}
+)
+
+
+class OrderingTask(pl.LightningModule):
+    """Optimises `net.loss` and decodes valid/test splits into prediction records."""
+
+    def __init__(
+        self,
+        net: nn.Module,
+        optimizer: Callable[..., torch.optim.Optimizer] | None = None,
+        scheduler: Callable[..., torch.optim.lr_scheduler.LRScheduler] | None = None,  # per epoch
+        val_beam_size: int = 1,  # cheap greedy decoding for model selection
+        test_beam_size: int = 1,  # the preset's published beam width
+        include_trivial: bool = False,
+        noisy: bool = False,  # documents may hold distractors (dataset.noise 1 or 0/1)
+        test_shuffles: int = 1,  # > 1: best-PMR pass of that many test presentations (a pick
+        protocol_seed: int = 0,  # on test, off by default); the seed of their draws
+        compile_optimizer: bool = False,  # torch.compile the update (config key `compile`)
+    ):
+        super().__init__()
+        if int(test_shuffles) < 1:
+            raise ValueError(f"test_shuffles must be >= 1, got {test_shuffles}")
+        self.net = net
+        self.optimizer_factory = optimizer
+        self.scheduler_factory = scheduler
+        self.val_beam_size = val_beam_size
+        self.test_beam_size = test_beam_size
+        self.include_trivial = include_trivial
+        self.noisy = noisy
+        self.test_shuffles = int(test_shuffles)
+        self.protocol_seed = int(protocol_seed)
+        self.compile_optimizer = compile_optimizer
+        self._records: list[dict] = []
+        self._pass_records: list[list[dict]] = []
+        self.split_records: dict[str, list[dict]] = {}
+        self.split_metrics: dict[str, dict] = {}
+
+    # -- training -------------------------------------------------------------------
+    def on_train_epoch_start(self) -> None:
+        datamodule = getattr(self.trainer, "datamodule", None)
+        if datamodule is not None and hasattr(datamodule, "set_epoch"):
+            datamodule.set_epoch(self.current_epoch)
+
+    def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
+        loss = self.net.loss(batch)
+        self.log("train/loss", loss, prog_bar=True, batch_size=len(batch["doc_ids"]))
+        return loss
+
+    def configure_optimizers(self) -> torch.optim.Optimizer | dict:
+        """The optimiser; with `scheduler` (model.scheduler, e.g. ExponentialLR), a learning
+        rate stepped once per training epoch."""
+        if self.optimizer_factory is None:
+            raise ValueError("model.optimizer is not set: a trainable model needs an optimizer")
+        # parameter groups with their own rates and a warm-up, where the model asks for them
+        optimizer = self.optimizer_factory(parameter_groups(self.net))
+        warmup = warmup_steps(self.net)
+        if warmup and self.scheduler_factory is not None:
+            raise ValueError("model.scheduler cannot be combined with the model's warmup_steps")
+        if self.compile_optimizer:
+            if warmup or self.scheduler_factory is not None:
+                log.warning("compile: the learning rate changes during training; the "
+                            "optimiser's update stays eager")  # fmt: skip
+            else:
+                compile_update(optimizer)
+        if warmup:
+            scheduler = {"scheduler": linear_warmup(optimizer, warmup), "interval": "step"}
+            return {"optimizer": optimizer, "lr_scheduler": scheduler}
+        if self.scheduler_factory is None:
+            return optimizer
+        scheduler = {"scheduler": self.scheduler_factory(optimizer), "interval": "epoch"}
+        return {"optimizer": optimizer, "lr_scheduler": scheduler}
+
+    # -- evaluation -----------------------------------------------------------------
+    def on_validation_epoch_start(self) -> None:
+        self._records = []
+
+    def on_test_epoch_start(self) -> None:
+        self._records = []
+        self._pass_records = [[] for _ in range(self.test_shuffles)]
+
+    def validation_step(self, batch: dict, batch_idx: int) -> None:
+        self._decode_batch(batch, self.val_beam_size)
+
+    def test_step(self, batch: dict, batch_idx: int) -> None:
+        if self.test_shuffles == 1:
+            self._decode_batch(batch, self.test_beam_size)
+            return
+        for shuffle, records in enumerate(self._pass_records):
+            presented = batch if shuffle == 0 else reshuffle(
+                batch, shuffle_permutations(batch, shuffle, self.protocol_seed)
+            )
+            orders = self.net.decode(presented, beam_size=self.test_beam_size)  # (B, N)
+            records.extend(records_from_batch(presented, orders, self.noisy))
+
+    def _decode_batch(self, batch: dict, beam_size: int) -> None:
+        orders = self.net.decode(batch, beam_size=beam_size)  # (B, N) presented indices
+        self._records.extend(records_from_batch(batch, orders, self.noisy))
+
+    def on_validation_epoch_end(self) -> None:
+        self._finish_split("valid", "val")
+
+    def on_test_epoch_end(self) -> None:
+        if self.test_shuffles == 1:
+            self._finish_split("test", "test")
+            return
+        passes = [gather_records(records) for records in self._pass_records]
+        scored = [score_records(records, include_trivial=self.include_trivial)
+                  for records in passes]  # fmt: skip
+        kept = best_pass([metric_means(s)["pmr"] for s in scored])
+        self._records = passes[kept]
+        self._finish_split("test", "test", {"n_test_shuffles": self.test_shuffles,
+                                            "n_test_pass": kept})  # fmt: skip
+
+    def _finish_split(self, split: str, log_prefix: str, extra: dict | None = None) -> None:
+        records = gather_records(self._records)
+        self._records = []
+        metrics = summarise(score_records(records, include_trivial=self.include_trivial))
+        metrics.update(extra or {})
+        self.split_records[split] = records
+        self.split_metrics[split] = metrics
+        for key, value in metrics.items():
+            if key not in COUNT_KEYS and isinstance(value, (int, float)):
+                # the same on every process (gathered records): syncing changes nothing
+                # but tells Lightning so under DDP
+                self.log(f"{log_prefix}/{key}", float(value), sync_dist=True)

@@ -1,0 +1,2 @@
+"""Building blocks of the ordering models: embeddings, sentence and paragraph encoders, pointer
+decoders, attention parts."""

@@ -1,0 +1,89 @@
+"""CNN sentence encoder: a wide convolution over the words, ReLU, max over time.
+
+Gong et al. (2016), "End-to-End Neural Sentence Ordering Using Pointer Network", CNN
+sentence model (the convolutional sentence encoder of Kim 2014: one layer of feature maps
+over sliding windows of word vectors, max-pooled over positions). Cui et al. (2018),
+ATTOrderNet(CNN) variant: 512 feature maps of width 4.
+
+The convolution is "wide" (width - 1 zero words on each side), so a sentence shorter
+than the filter still has windows; only windows touching a real word are pooled, and
+padding words are zeroed first, so padding never changes a vector. Padding sentences
+(0 tokens) give zero vectors. Several widths (Gong et al.'s released code uses 3, 4 and 5)
+give `num_filters` maps of each, concatenated.
+
+On the CPU the sentences run in length buckets (`models.blocks.length_buckets`), each cut to its
+own longest sentence, instead of all padded to the batch's longest (the reference path of
+`models.compute_paths`): a sentence's vector does not depend on the padding after it, and
+half the positions of NIPS-like batches were padding. The fast path also pools before
+the ReLU: ReLU is nondecreasing, so max_t ReLU(x_t) = ReLU(max_t x_t), and the gradient
+is the same (it reaches the largest x_t when that is positive, nothing otherwise), while
+the ReLU and its backward run on (S, F) instead of (S, F, T) (docs/performance.md).
+"""
+
+from collections.abc import Sequence
+
+import torch
+from torch import Tensor, nn
+
+from models.blocks.length_buckets import encode_in_buckets
+from models.blocks.masked_ops import encode_nonempty, length_mask, masked_max
+from models.compute_paths import use_reference
+
+# one more convolution call costs about as much as this many padded sentence positions
+# (AMD EPYC, one thread; docs/performance.md)
+CNN_CALL_COST = 50
+
+
+class SentenceCNN(nn.Module):
+    def __init__(
+        self,
+        input_dim: int,  # word vector width
+        num_filters: int,  # feature maps per width
+        width: int | Sequence[int] = 3,  # words per window; several: one convolution each
+        dropout: float = 0.0,  # dropout on the sentence vectors
+    ):
+        super().__init__()
+        self.widths = (int(width),) if isinstance(width, int) else tuple(int(w) for w in width)
+        if not self.widths or min(self.widths) < 1:
+            raise ValueError(f"filter widths must be >= 1, got {width!r}")
+        self.output_dim = num_filters * len(self.widths)
+        self.convs = nn.ModuleList(
+            nn.Conv1d(input_dim, num_filters, w, padding=w - 1) for w in self.widths
+        )
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, words: Tensor, lengths: Tensor) -> Tensor:
+        """words (S, T, e), lengths (S,) -> (S, num_filters)."""
+        encode = self._encode
+        if words.device.type == "cpu" and not use_reference():
+            encode = self._encode_in_buckets
+        return self.dropout(encode_nonempty(encode, words, lengths, self.output_dim))
+
+    def _encode_in_buckets(self, words: Tensor, lengths: Tensor) -> Tensor:
+        """`_encode_pooling_first` on length buckets: (S', T, e), (S',) -> (S', F x widths)."""
+        return encode_in_buckets(self._encode_pooling_first, words, lengths, CNN_CALL_COST)
+
+    def _encode_pooling_first(self, words: Tensor, lengths: Tensor) -> Tensor:
+        """`_encode` with the max over windows taken before the ReLU, on the (S', F, W)
+        layout of the convolution: (S', T, e), (S',) -> (S', F x widths)."""
+        num_words = words.shape[1]
+        words = words * length_mask(lengths, num_words).unsqueeze(-1)  # (S', T, e) pad = 0
+        pooled = []
+        for width, conv in zip(self.widths, self.convs, strict=True):
+            features = conv(words.transpose(1, 2))  # (S', F, W = T + width - 1)
+            windows = length_mask(lengths + width - 1, num_words + width - 1)  # (S', W)
+            floor = torch.finfo(features.dtype).min
+            best = features.masked_fill(~windows.unsqueeze(1), floor).amax(dim=-1)  # (S', F)
+            pooled.append(best.relu())
+        return torch.cat(pooled, dim=-1)  # (S', F x widths)
+
+    def _encode(self, words: Tensor, lengths: Tensor) -> Tensor:
+        """Non-empty sentences: words (S', T, e), lengths (S',) -> (S', F x widths)."""
+        num_words = words.shape[1]
+        words = words * length_mask(lengths, num_words).unsqueeze(-1)  # (S', T, e) pad = 0
+        pooled = []
+        for width, conv in zip(self.widths, self.convs, strict=True):
+            features = conv(words.transpose(1, 2)).relu()  # (S', F, T + width - 1)
+            windows = length_mask(lengths + width - 1, num_words + width - 1)  # (S', W)
+            pooled.append(masked_max(features.transpose(1, 2), windows))  # (S', F)
+        return torch.cat(pooled, dim=-1)  # (S', F x widths)

