@@ -40,8 +40,9 @@ from benchmark.cli_options import (
     positive_int,
     report_error,
 )
+from benchmark.evaluation.discrimination import discrimination_records
 from benchmark.metrics.corpus import score_records, summarise
-from benchmark.metrics.discrimination import MAX_PERMUTATIONS, discrimination_records
+from benchmark.metrics.discrimination import MAX_PERMUTATIONS
 from benchmark.records.prediction_records import records_from_batch
 from benchmark.records.predictions import write_predictions
 from benchmark.records.run_record import RECORD_NAME, read_run_record, write_run_record

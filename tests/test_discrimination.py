@@ -15,13 +15,9 @@ from test_train_e2e import train
 
 from benchmark.config.compose import compose_config
 from benchmark.evaluate import main
-from benchmark.metrics import discrimination
-from benchmark.metrics.discrimination import (
-    FIGURES,
-    PermutationSampler,
-    score_batch,
-    select_rows,
-)
+from benchmark.evaluation import discrimination
+from benchmark.evaluation.discrimination import score_batch, select_rows
+from benchmark.metrics.discrimination import FIGURES, PermutationSampler
 from benchmark.records.run_record import write_run_record
 from benchmark.stats.discrimination_summary import add_to_record, summarise_discrimination
 from models import presets

@@ -1,5 +1,5 @@
 """Order discrimination against a dataset's published permutations
-(`discrimination.permutations=published`, `benchmark.metrics.published_permutations`)."""
+(`discrimination.permutations=published`, `benchmark.evaluation.published_permutations`)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,10 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
-from benchmark.metrics import discrimination
-from benchmark.metrics.discrimination import (
-    PermutationSampler,
-    PublishedPermutations,
-    score_batch,
-    select_rows,
-)
-from benchmark.metrics.published_permutations import published_permutations
+from benchmark.evaluation import discrimination
+from benchmark.evaluation.discrimination import score_batch, select_rows
+from benchmark.evaluation.published_permutations import published_permutations
+from benchmark.metrics.discrimination import PermutationSampler, PublishedPermutations
 from benchmark.stats.discrimination_summary import add_to_record, summarise_discrimination
 from tests.fixtures_readers import (
     published_article,

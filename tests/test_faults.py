@@ -361,7 +361,7 @@ def test_discrimination_scores_long_documents_in_bounded_passes_with_the_same_re
 ):
     from model_batches import make_batch
 
-    import benchmark.metrics.discrimination as discrimination
+    import benchmark.evaluation.discrimination as discrimination
     from models.presets import lstm_ptrnet
 
     assert discrimination.rows_per_pass(500, 20) == 1  # was 52: all 21 orders at once

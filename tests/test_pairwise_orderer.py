@@ -10,7 +10,8 @@ import torch.nn.functional as F
 
 from benchmark.config.checks import ConfigError
 from benchmark.config.compose import compose_config
-from benchmark.metrics.discrimination import PermutationSampler, score_batch
+from benchmark.evaluation.discrimination import score_batch
+from benchmark.metrics.discrimination import PermutationSampler
 from benchmark.run.model_builder import build_net
 from models.registry import get_preset
 from models.search.topological_sort import topological_order, win_order

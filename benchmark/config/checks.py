@@ -27,6 +27,7 @@ import difflib
 import inspect
 import math
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.utils import get_object
@@ -317,19 +318,46 @@ def model_problems(cfg: DictConfig) -> list[str]:
             if not line.startswith(tuple(copied))]
 
 
+PERMUTATION_CHOICES = ("own", "published")  # discrimination.permutations
+
+
+def discrimination_settings_problem(cfg: DictConfig) -> str | None:
+    """What makes the config's `discrimination.permutations` unusable, one line naming
+    the key, or None; from the config alone (no file is read), so the config check says
+    it before training, not after the test."""
+    choice = cfg.get("discrimination", {}).get("permutations", "own")
+    if choice not in PERMUTATION_CHOICES:
+        return f"discrimination.permutations must be one of {PERMUTATION_CHOICES}, got {choice!r}"
+    if choice == "own":
+        return None
+    folder = cfg.dataset.get("perm_path")
+    if not folder:
+        return (
+            f"discrimination.permutations=published needs dataset.perm_path (the folder of "
+            f"the published test permutation files of {cfg.dataset.name})"
+        )
+    if not Path(folder).is_dir():
+        return f"dataset.perm_path={folder} is not a folder"
+    reader = get_object(cfg.dataset.reader._target_)
+    if not hasattr(reader, "published_test_permutations"):
+        return (
+            f"discrimination.permutations=published: the {cfg.dataset.name} reader "
+            f"({reader.__name__}) reads no published permutations"
+        )
+    return None
+
+
 def discrimination_problems(cfg: DictConfig) -> list[str]:
     """`discrimination.permutations=published` without a usable `dataset.perm_path`
-    (`benchmark.metrics.published_permutations`), which order discrimination would meet
-    only after the test; not when discrimination is off or skipped (distractors)."""
-    from benchmark.metrics.published_permutations import settings_problem
-
+    (`discrimination_settings_problem`), which order discrimination would meet only after
+    the test; not when discrimination is off or skipped (distractors)."""
     if _value_or_absent(cfg, "evaluate_discrimination") is not True:
         return []
     noise = _value_or_absent(cfg, "dataset.noise")
     try:
         if noise is not _ABSENT and noise_setting(noise) != "0":
             return []
-        problem = settings_problem(cfg)
+        problem = discrimination_settings_problem(cfg)
     except (OmegaConfBaseException, ValueError, ImportError, AttributeError):
         return []  # a bad noise value or reader: said elsewhere
     return [problem] if problem else []

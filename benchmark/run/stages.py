@@ -20,10 +20,10 @@ from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint, Timer
 from benchmark.config.checks import check_scorable_splits
 from benchmark.config.identity import config_id
 from benchmark.config.threads import resolve_threads
+from benchmark.evaluation.discrimination import discrimination_records
+from benchmark.evaluation.published_permutations import published_permutations
 from benchmark.metrics.breakdowns import breakdowns
 from benchmark.metrics.corpus import HEADLINE_ACCURACY
-from benchmark.metrics.discrimination import discrimination_records
-from benchmark.metrics.published_permutations import published_permutations
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.records.prediction_records import gather_records, with_meta
 from benchmark.records.predictions import write_predictions

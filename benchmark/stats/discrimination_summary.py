@@ -1,6 +1,6 @@
 """Order discrimination's corpus figures and their bootstrap intervals, and their place in
 the run record (DESIGN section 4): the per-document counts of
-`benchmark.metrics.discrimination.score_batch` pooled over documents, each rate's 95%
+`benchmark.evaluation.discrimination.score_batch` pooled over documents, each rate's 95%
 interval a percentile bootstrap over documents."""
 
 from __future__ import annotations
