@@ -34,7 +34,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytorch_lightning as pl
-import torch
 from torch.utils.data import DataLoader
 
 from data.cache import load_or_build
@@ -42,7 +41,6 @@ from data.collate import collate
 from data.dataset import OrderingDataset
 from data.document import Document
 from data.duplicates import DuplicateReport, check_duplicates
-from data.embeddings import pretrained_embeddings
 from data.noise import eval_distractors, noise_setting
 from data.paths import PROCESSED_CACHE
 from data.processing import VOCAB_SPLITS, ProcessedData, process
@@ -89,10 +87,8 @@ class OrderingDataModule(pl.LightningDataModule):
         vocab_splits: the splits the vocabulary is built from (default ``("train",)``;
             the released ATTOrderNet code's: all three, ``data.processing.process``).
         max_sentence_tokens: longer sentences are truncated to this many tokens.
-        embeddings: ``None``, ``"kumo"`` (GloVe 6B 50d package) or a GloVe text file path.
-        embedding_dim: dimension expected from ``embeddings``.
         protocol_seed: seed of the fixed evaluation permutations; model-independent, keep it.
-        seed: training shuffles and random rows of the embedding matrix.
+        seed: training shuffles (word vectors are the model's: benchmark.run.model_builder).
         noise: distractors per document (``dataset.noise``): 0 (none, the default), 1 or
             "0/1" (one with probability 0.5), see ``data.noise``.
         num_workers: DataLoader worker processes.
@@ -111,8 +107,6 @@ class OrderingDataModule(pl.LightningDataModule):
         min_freq: int = 1,
         max_vocab: int | None = None,
         max_sentence_tokens: int = 60,
-        embeddings: str | None = None,
-        embedding_dim: int = 50,
         protocol_seed: int = 0,
         seed: int = 0,
         num_workers: int = 0,
@@ -132,8 +126,6 @@ class OrderingDataModule(pl.LightningDataModule):
         self.min_freq = min_freq
         self.max_vocab = max_vocab
         self.max_sentence_tokens = max_sentence_tokens
-        self.embeddings = embeddings
-        self.embedding_dim = embedding_dim
         self.protocol_seed = protocol_seed
         self.seed = seed
         self.num_workers = num_workers
@@ -143,8 +135,6 @@ class OrderingDataModule(pl.LightningDataModule):
         self.split_protocol: dict | None = None
         self.epoch = 0
         self.vocab: Vocab | None = None
-        self.pretrained_embeddings: torch.Tensor | None = None
-        self.n_pretrained_found = 0
         self.documents: dict[str, list[Document]] = {}
         self.duplicates: DuplicateReport | None = None
         self.datasets: dict[str, OrderingDataset] = {}
@@ -227,10 +217,6 @@ class OrderingDataModule(pl.LightningDataModule):
                 noise=self.noise,
                 fixed_distractors=distractors,
             )
-        if self.embeddings is not None:
-            self.pretrained_embeddings, self.n_pretrained_found = pretrained_embeddings(
-                self.vocab, str(self.embeddings), self.embedding_dim, self.seed
-            )
         stats = self.stats()
         protocol = stats.pop("split_protocol", None)
         log.info("dataset %s: %s", self.name, stats)
@@ -278,9 +264,9 @@ class OrderingDataModule(pl.LightningDataModule):
 
     def stats(self) -> dict:
         """Documents, trivial (one-sentence) documents, sentences and repeated documents
-        (same text as another of the split) per split, vocabulary size and pretrained
-        words found; the layout read, for a reader of several layouts
-        (``resolved_layout()``, e.g. ``data.readers.nips``); the reader's split protocol
+        (same text as another of the split) per split, vocabulary size; the layout read,
+        for a reader of several layouts (``resolved_layout()``, e.g. ``data.readers.nips``);
+        the reader's split protocol
         where it has one (``split_protocol``); the vocabulary's splits and ``drop_last``
         where they are not the defaults; in the noise setting also the setting and the
         distractors of each evaluation split."""
@@ -289,7 +275,6 @@ class OrderingDataModule(pl.LightningDataModule):
             "n_trivial": {s: sum(len(x) == 1 for x in d) for s, d in self.documents.items()},
             "n_sentences": {s: sum(len(x) for x in d) for s, d in self.documents.items()},
             "vocab_size": len(self.vocab) if self.vocab is not None else 0,
-            "n_pretrained_found": self.n_pretrained_found,
         }
         if self.duplicates is not None:
             stats["n_duplicates"] = self.duplicates.counts()

@@ -256,11 +256,20 @@ def test_an_empty_sentence_is_refused_naming_file_and_line(tmp_path: Path, empty
         make_dm(tmp_path, reader=JsonlReader(str(root)))
 
 
-def test_vocab_from_train_only_and_embeddings(tmp_path: Path, jsonl_dir: Path) -> None:
-    dm = make_dm(tmp_path, reader=JsonlReader(str(jsonl_dir)), embeddings="kumo")
+def test_vocab_from_train_only_and_the_models_word_vectors(tmp_path: Path, jsonl_dir: Path):
+    """The vocabulary is the data's; the word vectors for it are the model's
+    (`benchmark.run.model_builder.word_vectors`, docs/architecture.md)."""
+    from omegaconf import OmegaConf
+
+    from benchmark.run.model_builder import word_vectors
+
+    dm = make_dm(tmp_path, reader=JsonlReader(str(jsonl_dir)))
     assert "train" in dm.vocab and "valid" not in dm.vocab and "test" not in dm.vocab
-    assert dm.pretrained_embeddings.shape == (len(dm.vocab), 50)
-    assert dm.stats()["n_pretrained_found"] > 10
+    cfg = OmegaConf.create({"model": {"embeddings": "kumo", "embedding_dim": 50}, "seed": 0})
+    vectors, found = word_vectors(cfg, dm.vocab)
+    assert vectors.shape == (len(dm.vocab), 50) and found > 10
+    cfg.model.embeddings = None
+    assert word_vectors(cfg, dm.vocab) == (None, 0)
 
 
 # -- cache ----------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""The run record `metrics.json` (DESIGN section 3), written atomically when a run ends;
-standard JSON, an undefined figure (NaN) as `null` (`benchmark.records.json_values`).
+"""The run record `metrics.json` (docs/design.md, section 3): its fields (`run_record`),
+written atomically when a run ends (`write_run_record`); standard JSON, an undefined figure
+(NaN) as `null` (`benchmark.records.json_values`).
 
 Only a finished run has a `metrics.json`; a crashed or interrupted run leaves none, so
 nothing downstream (scoring, the leaderboard) ever reads half a result.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
 from benchmark.records.atomic_io import atomic_write_text
@@ -51,3 +53,37 @@ def read_run_record(run_dir: Path) -> dict:
         raise FileNotFoundError(f"{path}: no run record (the run did not finish)") from error
     except json.JSONDecodeError as error:
         raise ValueError(f"{path}:{error.lineno}: malformed run record: {error.msg}") from error
+
+
+def run_record(
+    *, model: str, dataset: str, variant: str, seed: int, split: dict, ci: dict,
+    breakdowns: dict, n_params: int, train_seconds: float, progress: dict, environment: dict,
+    best_checkpoint: str | None, data: dict, identity: dict, protocol: dict, config: dict,
+) -> dict:
+    """The run record's fields (docs/design.md, sections 3 and 8), in one place: what a
+    finished run is known by, its figures, how it trained, on what and under which
+    protocol, and the resolved config. `progress` holds `epochs`, `best_epoch`, `steps`
+    and `stopped_by` (`benchmark.training.progress`); `best_checkpoint` is relative to the
+    run's folder."""
+    return {
+        "model": model,
+        "dataset": dataset,
+        "variant": variant,
+        "seed": seed,
+        "split": split,
+        "ci": ci,
+        "breakdowns": breakdowns,
+        "n_params": n_params,
+        "train_seconds": round(train_seconds, 2),
+        **progress,
+        "environment": environment,
+        "best_checkpoint": best_checkpoint,
+        "n_docs": split["test"]["n_docs"],
+        "n_trivial": split["test"]["n_trivial"],
+        "data": data,
+        "identity": identity,
+        "protocol": protocol,
+        "config": config,
+        "git_commit": git_commit(),
+        "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }

@@ -14,8 +14,9 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from benchmark.config.checks import ConfigError
+from data.embeddings import pretrained_embeddings
 from data.noise import has_noise, noise_setting
-from data.vocab import UNK_ID
+from data.vocab import UNK_ID, Vocab
 from models.noise.noise_wrapper import NoiseWrapper
 
 GO_TOKENS = (UNK_ID, UNK_ID)  # the GO sentence: our vocabularies have no GO and EOS words
@@ -37,6 +38,26 @@ def noise_options(cfg: DictConfig) -> dict[str, bool]:
             f"config key noise_model.{unknown[0]} is unknown; known: {', '.join(NOISE_OPTIONS)}"
         )
     return {key: bool(given.get(key, False)) for key in NOISE_OPTIONS}
+
+
+def word_vectors(cfg: DictConfig, vocab: Vocab) -> tuple[torch.Tensor | None, int]:
+    """The model's initial word vectors for `vocab` (`cfg.model.embeddings`: kumo, a GloVe
+    text file or null; `data.embeddings`) and how many vocabulary words had one; (None, 0)
+    for a model without pretrained vectors. Rows of words without a vector are drawn from
+    `cfg.seed`."""
+    source = cfg.model.get("embeddings")
+    if source is None:
+        return None, 0
+    return pretrained_embeddings(
+        vocab, str(source), int(cfg.model.get("embedding_dim", 50)), int(cfg.seed)
+    )
+
+
+def build_model(cfg: DictConfig, vocab: Vocab) -> tuple[torch.nn.Module, int]:
+    """(the model of `cfg` for `vocab`, with its word vectors; the number of vocabulary
+    words that had a pretrained vector)."""
+    vectors, found = word_vectors(cfg, vocab)
+    return build_net(cfg, len(vocab), vectors), found
 
 
 def build_net(cfg: DictConfig, vocab_size: int, pretrained_embeddings) -> torch.nn.Module:

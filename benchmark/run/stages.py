@@ -1,14 +1,16 @@
-"""Building and running one job: the DataModule, the LightningModule, the Trainer
-(model selection on valid, resumable, atomic checkpoints, NaN/inf guard), then training,
-validation, one test pass, order discrimination and the run record (DESIGN sections 3 and 5).
-The entry point is `benchmark.train` (Hydra); the bench, datacard, evaluate and
-prepare-data tools build their parts from here.
+"""One launch in four stages (docs/design.md, sections 3, 5 and 8), each a function of one
+job: `build` (the DataModule, the model with its word vectors in the LightningModule, the
+Trainer: model selection on valid, resumable, atomic checkpoints, NaN/inf guard), `fit`
+(training and selection), `evaluate` (valid and one test pass with the selected checkpoint,
+order discrimination) and `record` (predictions and the run record, whose fields are
+`benchmark.records.run_record.run_record`). The entry point is `benchmark.train` (Hydra);
+the bench, datacard, evaluate and prepare-data tools build their parts from here.
 """
 
 from __future__ import annotations
 
 import logging
-import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytorch_lightning as pl
@@ -30,11 +32,11 @@ from benchmark.records.predictions import write_predictions
 from benchmark.records.run_record import (
     PREDICTIONS_NAME,
     VOCAB_NAME,
-    git_commit,
+    run_record,
     write_run_record,
 )
 from benchmark.run.environment import run_environment
-from benchmark.run.model_builder import build_net, dataset_noise, noise_options
+from benchmark.run.model_builder import build_model, dataset_noise, noise_options
 from benchmark.run.plan import (
     CHECKPOINT_DIR,
     ResumeInfo,
@@ -89,24 +91,27 @@ def run_identity(cfg: DictConfig, datamodule) -> dict:
 
 
 def build_datamodule(cfg: DictConfig) -> pl.LightningDataModule:
-    """The dataset's DataModule, with the model's word vectors, the protocol seeds and
-    the noise setting."""
+    """The dataset's DataModule with the protocol seeds and the noise setting."""
     return instantiate(
         cfg.dataset.datamodule,
         reader=instantiate(cfg.dataset.reader),
         seed=cfg.seed,
         protocol_seed=cfg.protocol_seed,
-        embeddings=cfg.model.get("embeddings"),
-        embedding_dim=cfg.model.get("embedding_dim", 50),
         noise=dataset_noise(cfg),
     )
 
 
 def build_task(cfg: DictConfig, datamodule) -> OrderingTask:
-    """The model preset wrapped in the LightningModule."""
-    net = build_net(cfg, len(datamodule.vocab), datamodule.pretrained_embeddings)
+    """The model preset for the DataModule's vocabulary, with its word vectors, in the
+    LightningModule."""
+    return wrap_task(cfg, build_model(cfg, datamodule.vocab)[0])
+
+
+def wrap_task(cfg: DictConfig, net: torch.nn.Module) -> OrderingTask:
+    """`net` in the LightningModule with the config's optimiser, scheduler, beams and
+    evaluation settings."""
     optimizer = cfg.model.get("optimizer")
-    scheduler = cfg.model.get("scheduler")  # optional, stepped per epoch (lit_module)
+    scheduler = cfg.model.get("scheduler")  # optional, stepped per epoch (training.task)
     return OrderingTask(
         net,
         optimizer=instantiate(optimizer) if optimizer is not None else None,
@@ -161,11 +166,41 @@ def own_best_checkpoint(checkpoint: ModelCheckpoint, work_dir: Path) -> Path | N
     return best
 
 
-def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
-    """Train (unless the model has nothing to learn; from `plan.ckpt_path` when resuming),
-    select on valid, test once. Every file goes to `plan.work_dir` (the run directory, or the
-    staging folder of a rerun); the record names `run_dir`'s files relative to it."""
-    work_dir = plan.work_dir
+@dataclass
+class BuiltRun:
+    """What `build` makes for one launch."""
+
+    datamodule: pl.LightningDataModule
+    task: OrderingTask
+    trainer: pl.Trainer
+    checkpoint: ModelCheckpoint  # the callback that selects on valid
+    timer: Timer
+    vectors_found: int  # vocabulary words with a pretrained vector
+
+
+@dataclass
+class FittedRun:
+    """What `fit` leaves: the selected checkpoint and how the training went."""
+
+    best: Path | None  # the checkpoint selected on valid (None: nothing was trained)
+    train_seconds: float  # across resumes
+    progress: dict  # epochs, best_epoch, steps, stopped_by (benchmark.training.progress)
+
+
+@dataclass
+class EvaluatedRun:
+    """What `evaluate` leaves: the prediction records of valid and test (with each
+    document's meta) and the discrimination records with their permutations' source."""
+
+    split_records: dict[str, list[dict]]
+    discrimination: list[dict] | None
+    published: object | None  # PublishedPermutations, or None for the suite's own
+
+
+def build(cfg: DictConfig, plan: RunPlan) -> BuiltRun:
+    """Threads and seeds, the data (checked scorable, the same as a resumed run began on;
+    its vocabulary saved beside the run), the model with its word vectors in the
+    LightningModule, and the Trainer."""
     if threads := resolve_threads(cfg.cpu_threads):
         torch.set_num_threads(threads)
     pl.seed_everything(cfg.seed, workers=True)
@@ -176,26 +211,42 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
         cfg.dataset.name, datamodule.documents, cfg.include_trivial, has_noise(dataset_noise(cfg))
     )
     check_resumed_data(plan, datamodule.identity()["documents_sha256"])
-    atomic_write_text(work_dir / VOCAB_NAME, datamodule.vocab.to_json())  # same on every rank
-    task = build_task(cfg, datamodule)
+    atomic_write_text(plan.work_dir / VOCAB_NAME, datamodule.vocab.to_json())  # every rank
+    net, vectors_found = build_model(cfg, datamodule.vocab)
+    task = wrap_task(cfg, net)
     trainer, checkpoint, timer = build_trainer(cfg, plan)
+    return BuiltRun(datamodule, task, trainer, checkpoint, timer, vectors_found)
 
-    trainable = getattr(task.net, "trainable", True)
+
+def fit(built: BuiltRun, plan: RunPlan) -> FittedRun:
+    """Train (unless the model has nothing to learn; from `plan.ckpt_path` when resuming)
+    and select on valid."""
+    trainable = getattr(built.task.net, "trainable", True)
     if trainable:
         if plan.ckpt_path is not None:
             log.info("resuming from %s", plan.ckpt_path)
-        trainer.fit(task, datamodule=datamodule, ckpt_path=plan.ckpt_path, weights_only=True)
-    train_seconds = timer.time_elapsed("train")  # includes the sessions before a resume
-    best = own_best_checkpoint(checkpoint, work_dir) if trainable else None
-    progress = training_progress(trainer, best and str(best), trainable)
-    for evaluate in (trainer.validate, trainer.test):  # the selected model, loaded safely
-        evaluate(task, datamodule=datamodule, ckpt_path=best, verbose=False, weights_only=True)
-    noise = dataset_noise(cfg)
-    discriminate = cfg.evaluate_discrimination and not has_noise(noise)
+        built.trainer.fit(
+            built.task, datamodule=built.datamodule, ckpt_path=plan.ckpt_path, weights_only=True
+        )
+    train_seconds = built.timer.time_elapsed("train")  # includes the sessions before a resume
+    best = own_best_checkpoint(built.checkpoint, plan.work_dir) if trainable else None
+    return FittedRun(best, train_seconds, training_progress(built.trainer, best and str(best),
+                                                            trainable))
+
+
+def evaluate(cfg: DictConfig, built: BuiltRun, fitted: FittedRun) -> EvaluatedRun:
+    """Valid and test, once, with the selected checkpoint (loaded safely), then order
+    discrimination on test where it is defined (not with distractors); every process scores
+    its share."""
+    task, datamodule, trainer = built.task, built.datamodule, built.trainer
+    for evaluate_split in (trainer.validate, trainer.test):
+        evaluate_split(task, datamodule=datamodule, ckpt_path=fitted.best, verbose=False,
+                       weights_only=True)
+    discriminate = cfg.evaluate_discrimination and not has_noise(dataset_noise(cfg))
     if cfg.evaluate_discrimination and not discriminate:
         log.info("order discrimination skipped: it is not defined with distractors")
     published = published_permutations(cfg) if discriminate else None  # None: our own
-    disc_records = (  # order discrimination with the tested model; each process its share
+    discrimination = (
         gather_records(discrimination_records(
             task.net, datamodule, "test", device=trainer.strategy.root_device,
             published=published,
@@ -203,76 +254,93 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
         if discriminate
         else None
     )
-
-    if not trainer.is_global_zero:
-        return {}
     split_records = {  # with each document's meta, for the breakdowns
         split: with_meta(records, datamodule.documents[split])
         for split, records in task.split_records.items()
     }
+    return EvaluatedRun(split_records, discrimination, published)
+
+
+def record(
+    cfg: DictConfig, built: BuiltRun, fitted: FittedRun, evaluated: EvaluatedRun, work_dir: Path
+) -> dict:
+    """Write the test predictions and the run record (`benchmark.records.run_record`)."""
+    noise = dataset_noise(cfg)
+    split_records = evaluated.split_records
     write_predictions(work_dir / PREDICTIONS_NAME, split_records["test"])
-    record = {
-        "model": cfg.model.name,
-        "dataset": noise_label(cfg.dataset.name, noise),
-        "variant": cfg.variant,
-        "seed": cfg.seed,
-        "split": task.split_metrics,
-        "ci": {
-            split: bootstrap_summary(
-                records, include_trivial=cfg.include_trivial,
-                n_resamples=cfg.bootstrap_resamples, seed=cfg.protocol_seed,
-            )
-            for split, records in split_records.items()
-        },
-        "breakdowns": {
-            split: breakdowns(records, include_trivial=cfg.include_trivial)
-            for split, records in split_records.items()
-        },
-        "n_params": sum(p.numel() for p in task.net.parameters()),
-        "train_seconds": round(train_seconds, 2),
-        **progress,  # epochs, best_epoch, steps, stopped_by (benchmark.training.progress)
-        "environment": run_environment(
-            trainer.strategy.root_device, cfg.trainer.get("deterministic")
+    split = built.task.split_metrics
+    settings = {"include_trivial": cfg.include_trivial, "n_resamples": cfg.bootstrap_resamples,
+                "seed": cfg.protocol_seed}
+    result = run_record(
+        model=cfg.model.name,
+        dataset=noise_label(cfg.dataset.name, noise),
+        variant=cfg.variant,
+        seed=cfg.seed,
+        split=split,
+        ci={name: bootstrap_summary(records, **settings)
+            for name, records in split_records.items()},
+        breakdowns={name: breakdowns(records, include_trivial=cfg.include_trivial)
+                    for name, records in split_records.items()},
+        n_params=sum(p.numel() for p in built.task.net.parameters()),
+        train_seconds=fitted.train_seconds,
+        progress=fitted.progress,
+        environment=run_environment(
+            built.trainer.strategy.root_device, cfg.trainer.get("deterministic")
         ),
-        "best_checkpoint": best and str(best.relative_to(work_dir)),  # in the run's folder
-        "n_docs": task.split_metrics["test"]["n_docs"],
-        "n_trivial": task.split_metrics["test"]["n_trivial"],
-        "data": datamodule.stats(),
-        "identity": run_identity(cfg, datamodule),
-        "protocol": {
-            "protocol_seed": cfg.protocol_seed,
-            "trivial_policy": task.split_metrics["test"]["trivial_policy"],
-            "accuracy": HEADLINE_ACCURACY,  # the leaderboard's accuracy; acc_pooled beside it
-            "ci": {
-                "method": "percentile bootstrap over documents",
-                "n_resamples": cfg.bootstrap_resamples,
-                "alpha": CI_ALPHA,
-                "seed": cfg.protocol_seed,
-            },
-            "val_beam_size": cfg.model.val_beam_size,
-            "test_beam_size": cfg.model.beam_size,
-            "selection": f"{cfg.early_stopping.monitor} (valid only)",
+        best_checkpoint=fitted.best and str(fitted.best.relative_to(work_dir)),
+        data={**built.datamodule.stats(), "n_pretrained_found": built.vectors_found},
+        identity=run_identity(cfg, built.datamodule),
+        protocol=run_protocol(cfg, split["test"]["trivial_policy"]),
+        config=OmegaConf.to_container(cfg, resolve=True),
+    )
+    if has_noise(noise) and cfg.evaluate_discrimination:
+        result["protocol"]["discrimination"] = {
+            "skipped": "noise: order discrimination scores complete gold orders"
+        }
+    if evaluated.discrimination is not None:
+        add_to_record(
+            result, "test", evaluated.discrimination, cfg.bootstrap_resamples,
+            cfg.protocol_seed, published=evaluated.published,
+        )
+    write_run_record(work_dir, result)
+    return result
+
+
+def run_protocol(cfg: DictConfig, trivial_policy: str) -> dict:
+    """The record's `protocol`: the evaluation settings the run's figures were made with."""
+    protocol = {
+        "protocol_seed": cfg.protocol_seed,
+        "trivial_policy": trivial_policy,
+        "accuracy": HEADLINE_ACCURACY,  # the leaderboard's accuracy; acc_pooled beside it
+        "ci": {
+            "method": "percentile bootstrap over documents",
+            "n_resamples": cfg.bootstrap_resamples,
+            "alpha": CI_ALPHA,
+            "seed": cfg.protocol_seed,
         },
-        "config": OmegaConf.to_container(cfg, resolve=True),
-        "git_commit": git_commit(),
-        "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "val_beam_size": cfg.model.val_beam_size,
+        "test_beam_size": cfg.model.beam_size,
+        "selection": f"{cfg.early_stopping.monitor} (valid only)",
     }
+    noise = dataset_noise(cfg)
     if has_noise(noise):
-        record["protocol"]["noise"] = {
+        protocol["noise"] = {
             "setting": noise,
             "distractors": "a sentence of another document of the same split, id -1",
             "draws": "valid/test: sha256(noise, dataset, split, document id, protocol_seed)",
             "end": "GO slot encoded with the sentences (Wang and Wan 2019, released code)",
             "options": noise_options(cfg),
         }
-        if cfg.evaluate_discrimination:
-            record["protocol"]["discrimination"] = {
-                "skipped": "noise: order discrimination scores complete gold orders"
-            }
-    if disc_records is not None:
-        add_to_record(
-            record, "test", disc_records, cfg.bootstrap_resamples, cfg.protocol_seed,
-            published=published,
-        )
-    write_run_record(work_dir, record)
-    return record
+    return protocol
+
+
+def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
+    """One launch in stages: `build`, `fit`, `evaluate`, `record`. Every file goes to
+    `plan.work_dir` (the run directory, or the staging folder of a rerun); the record names
+    the run's files relative to it. Processes other than the first return {}."""
+    built = build(cfg, plan)
+    fitted = fit(built, plan)
+    evaluated = evaluate(cfg, built, fitted)
+    if not built.trainer.is_global_zero:
+        return {}
+    return record(cfg, built, fitted, evaluated, plan.work_dir)
