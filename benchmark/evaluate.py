@@ -29,8 +29,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import torch
-from hydra.errors import InstantiationException
-from omegaconf import DictConfig
 
 from benchmark.cli_options import (
     UsageError,
@@ -45,14 +43,13 @@ from benchmark.metrics.corpus import score_records, summarise
 from benchmark.metrics.discrimination import MAX_PERMUTATIONS
 from benchmark.records.prediction_records import records_from_batch
 from benchmark.records.predictions import write_predictions
-from benchmark.records.run_record import RECORD_NAME, read_run_record, write_run_record
-from benchmark.run.finished_run import CHECKPOINT_PATH, RunError, load_weights, run_config
+from benchmark.records.run_record import read_run_record, write_run_record
+from benchmark.run.finished_run import RunError, load_finished_run
 from benchmark.run.lock import RunLockedError, run_lock
-from benchmark.run.stages import build_datamodule, build_task, dataset_noise
+from benchmark.run.stages import dataset_noise
 from benchmark.score import json_safe
 from benchmark.stats.bootstrap import bootstrap_summary
 from benchmark.stats.discrimination_summary import add_to_record
-from benchmark.training.task import OrderingTask
 from data.datamodule import EVAL_SPLITS
 from data.noise import has_noise
 from models.batch import to_device
@@ -82,33 +79,6 @@ def parse_args(argv: Sequence[str]) -> dict:
     return {**args, "run": Path(args["run"]), "max_permutations": permutations, "beam": beam}
 
 
-def load_run(run_dir: Path) -> tuple[DictConfig, object, OrderingTask]:
-    """(config, set-up DataModule, model with its best weights) of a finished run; the
-    config is the one its record was made with (`.hydra/` holds the last launch's)."""
-    if not run_dir.is_dir():
-        raise RunError(f"{run_dir}: no such run directory")
-    if not (run_dir / RECORD_NAME).is_file():
-        raise RunError(f"{run_dir}: no {RECORD_NAME}: the run has not finished")
-    cfg = run_config(run_dir)
-    try:
-        datamodule = build_datamodule(cfg)
-        datamodule.setup("test")
-        task = build_task(cfg, datamodule)
-    except (InstantiationException, OSError, ValueError) as error:
-        raise RunError(f"{run_dir}: cannot rebuild the run's data and model: {error}") from None
-    if getattr(task.net, "trainable", True):
-        checkpoint = run_dir / CHECKPOINT_PATH
-        if not checkpoint.is_file():
-            raise RunError(f"{run_dir}: no checkpoint ({CHECKPOINT_PATH})")
-        state = load_weights(checkpoint)
-        try:
-            task.load_state_dict(state)
-        except RuntimeError as error:
-            first = str(error).strip().splitlines()[0]
-            raise RunError(f"{checkpoint}: does not fit the run's config: {first}") from None
-    return cfg, datamodule, task
-
-
 def evaluate_discrimination(run_dir: Path, split: str, max_permutations: int) -> dict:
     """Discrimination figures of a run's `split`, merged into its record; returns them."""
     if not run_dir.is_dir():
@@ -118,7 +88,8 @@ def evaluate_discrimination(run_dir: Path, split: str, max_permutations: int) ->
 
 
 def _evaluate_discrimination(run_dir: Path, split: str, max_permutations: int) -> dict:
-    cfg, datamodule, task = load_run(run_dir)
+    run = load_finished_run(run_dir, finished=True)
+    cfg, net, datamodule = run.config, run.net, run.datamodule()
     if has_noise(dataset_noise(cfg)):
         raise RunError(
             f"{run_dir}: order discrimination is not defined for a run with distractors "
@@ -126,7 +97,7 @@ def _evaluate_discrimination(run_dir: Path, split: str, max_permutations: int) -
         )
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     start = time.perf_counter()
-    records = discrimination_records(task.net, datamodule, split, max_permutations, device)
+    records = discrimination_records(net, datamodule, split, max_permutations, device)
     seconds = time.perf_counter() - start
     try:
         record = read_run_record(run_dir)  # read again: the freshest record is merged into
@@ -151,10 +122,11 @@ def evaluate_order(
             f"predictions={predictions}: inside the run directory, whose files belong to its "
             "record; write the re-evaluation elsewhere"
         )
-    cfg, datamodule, task = load_run(run_dir)
-    beam = int(cfg.model.beam_size) if beam is None else beam
+    run = load_finished_run(run_dir, finished=True)
+    cfg, datamodule = run.config, run.datamodule()
+    beam = run.default_beam_size if beam is None else beam
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    net = task.net.to(device).eval()
+    net = run.net.to(device).eval()
     noisy = has_noise(dataset_noise(cfg))
     start = time.perf_counter()
     records = []

@@ -26,7 +26,7 @@ from benchmark.cli_options import (
     positive_int,
     report_error,
 )
-from benchmark.run.finished_run import RunError, load_trained_run
+from benchmark.run.finished_run import RunError, load_finished_run
 from data.sentence_split import split_sentences
 
 USAGE = "orderbench predict run=RUN_DIR input=FILE [beam=K] [split=auto|lines|text]"
@@ -82,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parse_args(argv)
         beam = parse_beam(args["beam"])
         sentences, one_per_line = sentences_of(read_input(args["input"]), args["split"])
-        run = load_trained_run(args["run"])
+        run = load_finished_run(args["run"])
         order = run.order(sentences, beam)
     except (UsageError, RunError) as error:
         return report_error("benchmark.predict", error)

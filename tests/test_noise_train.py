@@ -16,7 +16,7 @@ from benchmark.config.compose import compose_config
 from benchmark.config.identity import comparable_config, config_differences
 from benchmark.records.prediction_records import records_from_batch
 from benchmark.records.predictions import read_predictions
-from benchmark.run.finished_run import load_trained_run
+from benchmark.run.finished_run import load_finished_run
 from benchmark.score import score_file
 from models.noise.noise_wrapper import NoiseWrapper
 from tests.model_batches import random_batch
@@ -93,7 +93,7 @@ def test_discrimination_is_refused_for_a_noisy_run(noisy_run: Path):
 
 
 def test_a_noisy_model_may_leave_sentences_out_when_ordering_text(noisy_run: Path):
-    run = load_trained_run(noisy_run)
+    run = load_finished_run(noisy_run)
     assert isinstance(run.net, NoiseWrapper)  # rebuilt with its END candidate
     sentences = ["the third river.", "a first cat.", "the second dog."]
     order = run.order(sentences)

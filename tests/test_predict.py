@@ -13,7 +13,7 @@ from test_train_e2e import train
 
 from benchmark.predict import main, sentences_of
 from benchmark.records.run_record import VOCAB_NAME
-from benchmark.run.finished_run import load_trained_run
+from benchmark.run.finished_run import load_finished_run
 from data.readers.synthetic import SyntheticReader
 from data.sentence_split import split_sentences
 
@@ -85,14 +85,14 @@ def test_raw_text_is_split_and_printed_as_a_paragraph(run_dir: Path, tmp_path: P
 
 
 def test_a_vocabulary_saved_in_the_run_replaces_the_dataset(run_dir: Path, paragraph, tmp_path):
-    from_data = load_trained_run(run_dir)
+    from_data = load_finished_run(run_dir)
     copy = tmp_path / "run"
     shutil.copytree(run_dir, copy)
     from_data.vocab.save(copy / VOCAB_NAME)
     record = json.loads((copy / "metrics.json").read_text())  # the run's own config
     record["config"]["dataset"]["reader"]["_target_"] = "no.such.Reader"  # not needed now
     (copy / "metrics.json").write_text(json.dumps(record))
-    from_copy = load_trained_run(copy)
+    from_copy = load_finished_run(copy)
     assert from_copy.vocab.itos == from_data.vocab.itos
     assert from_copy.order(paragraph, 2) == from_data.order(paragraph, 2)
 

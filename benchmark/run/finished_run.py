@@ -1,11 +1,14 @@
-"""Rebuild a trained model from its run directory and order new sentences with it.
+"""The one loader of a trained run: its model rebuilt from its run folder, to order new
+sentences (`orderbench predict`) or to score a split again (`orderbench evaluate`).
 
-A run directory (`runs/<dataset>/<model>/<variant>/seed_<seed>/`) holds everything
-needed: the config (`.hydra/config.yaml`, or the `config` of `metrics.json`), the
-checkpoint selected on valid (`checkpoints/best.ckpt`) and the word vocabulary, read from
-`vocab.json` in the run directory when the run saved one, else rebuilt from the config
-through the dataset's DataModule (the processed-data cache makes this cheap). Sentences
-are tokenised and batched exactly as in training (`data.tokenize`, `data.collate`).
+A run folder (docs/design.md, section 8) holds everything needed: the config (the
+`config` of `metrics.json` once the run finished, else `.hydra/config.yaml`), the
+checkpoint selected on valid (`checkpoints/best.ckpt`; a model with nothing to train, such
+as `random`, needs none) and the word vocabulary, read from `vocab.json` when the run saved
+one, else rebuilt from the config through the dataset's DataModule (the processed-data
+cache makes this cheap). Sentences are tokenised and batched exactly as in training
+(`data.tokenize`, `data.collate`); `FinishedRun.datamodule` rebuilds the run's data with
+its protocol for a new pass over a split.
 """
 
 from __future__ import annotations
@@ -17,12 +20,12 @@ from pathlib import Path
 
 import torch
 from hydra.errors import InstantiationException
-from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 from torch import nn
 
 from benchmark.records.run_record import RECORD_NAME, VOCAB_NAME
 from benchmark.run.model_builder import build_net
+from benchmark.run.stages import build_datamodule
 from benchmark.training.checkpoint_file import DamagedCheckpointError, load_checkpoint
 from data.collate import collate, make_example
 from data.tokenize import tokenize
@@ -38,13 +41,23 @@ class RunError(ValueError):
 
 
 @dataclass
-class TrainedRun:
+class FinishedRun:
     """A trained ordering model with the vocabulary and settings it was trained with."""
 
     config: DictConfig
     net: nn.Module
     vocab: Vocab
     max_tokens: int  # sentences are truncated to this many tokens, as in training
+    run_dir: Path
+
+    def datamodule(self, stage: str = "test"):
+        """The run's DataModule (its data, protocol seeds and noise setting), set up."""
+        try:
+            datamodule = build_datamodule(self.config)
+            datamodule.setup(stage)
+        except (InstantiationException, OSError, ValueError) as error:
+            raise RunError(f"{self.run_dir}: cannot rebuild the run's data: {error}") from None
+        return datamodule
 
     @property
     def default_beam_size(self) -> int:
@@ -136,12 +149,7 @@ def _load_vocab(run_dir: Path, config: DictConfig) -> Vocab:
                 "to rebuild it from the run's dataset"
             ) from None
     try:
-        datamodule = instantiate(
-            config.dataset.datamodule,
-            reader=instantiate(config.dataset.reader),
-            seed=config.seed,
-            protocol_seed=config.protocol_seed,
-        )
+        datamodule = build_datamodule(config)
         datamodule.setup()
     except (InstantiationException, OSError, ValueError) as error:
         raise RunError(
@@ -151,17 +159,9 @@ def _load_vocab(run_dir: Path, config: DictConfig) -> Vocab:
     return datamodule.vocab
 
 
-def _checkpoint(run_dir: Path) -> Path:
-    checkpoint = run_dir / CHECKPOINT_PATH
-    if not checkpoint.is_file():
-        raise RunError(
-            f"{run_dir}: no checkpoint ({CHECKPOINT_PATH}): the run has not saved a model yet, "
-            "or its model has nothing to train (e.g. model=random)"
-        )
-    return checkpoint
-
-
-def _load_net(checkpoint: Path, config: DictConfig, vocab: Vocab) -> nn.Module:
+def _load_net(run_dir: Path, config: DictConfig, vocab: Vocab) -> nn.Module:
+    """The run's model with the weights of its selected checkpoint (a model with nothing
+    to train has none and needs none)."""
     # A stand-in of the trained width when the run used word vectors, so the model is built
     # exactly as in training; the checkpoint overwrites it.
     pretrained = (
@@ -170,6 +170,13 @@ def _load_net(checkpoint: Path, config: DictConfig, vocab: Vocab) -> nn.Module:
         else None
     )
     net = build_net(config, len(vocab), pretrained)
+    if not getattr(net, "trainable", True):
+        return net.eval()
+    checkpoint = run_dir / CHECKPOINT_PATH
+    if not checkpoint.is_file():
+        raise RunError(
+            f"{run_dir}: no checkpoint ({CHECKPOINT_PATH}): the run has not saved a model yet"
+        )
     state = load_weights(checkpoint)
     weights = {k[len(NET_PREFIX) :]: v for k, v in state.items() if k.startswith(NET_PREFIX)}
     try:
@@ -182,13 +189,17 @@ def _load_net(checkpoint: Path, config: DictConfig, vocab: Vocab) -> nn.Module:
     return net.eval()
 
 
-def load_trained_run(run_dir: str | Path) -> TrainedRun:
-    """The model of `run_dir`, ready to order sentences; RunError says what is missing."""
+def load_finished_run(run_dir: str | Path, finished: bool = False) -> FinishedRun:
+    """The model of `run_dir`; with `finished`, the run must have its record (a split is
+    scored again only for a finished run). RunError says what is missing."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise RunError(f"{run_dir}: no such run directory")
-    checkpoint = _checkpoint(run_dir)
+    if finished and not (run_dir / RECORD_NAME).is_file():
+        raise RunError(f"{run_dir}: no {RECORD_NAME}: the run has not finished")
     config = run_config(run_dir)
     vocab = _load_vocab(run_dir, config)
-    net = _load_net(checkpoint, config, vocab)
-    return TrainedRun(config, net, vocab, int(config.dataset.datamodule.max_sentence_tokens))
+    net = _load_net(run_dir, config, vocab)
+    return FinishedRun(
+        config, net, vocab, int(config.dataset.datamodule.max_sentence_tokens), run_dir
+    )
