@@ -97,7 +97,7 @@ reproduction: setup  ## Cui et al. 2018 Tables 3 and 5 on Accidents/Earthquakes 
 	$(MAKE) --no-print-directory reproduction-report VARIANT=$(VARIANT) COMPARE="$(COMPARE)"
 
 reproduction-report: setup  ## results/reproduction.{md,csv} from the finished runs, no training (VARIANT=repro_e100 COMPARE="repro_e60 repro": several, space-separated; the cross-validated cells: the runs of cv_e100, CV_VARIANT to name another)
-	$(PY) -m benchmark.report.reproduction --runs $(RUNS) --out results --variant $(VARIANT) \
+	$(PY) -m studies.cui2018.reproduction --runs $(RUNS) --out results --variant $(VARIANT) \
 		$(foreach v,$(COMPARE),--compare-variant $(v)) $(if $(CV_VARIANT),--cv-variant $(CV_VARIANT))
 
 slurm-up:  ## stand up a one-node SLURM cluster on this machine (root; scripts/local_slurm.sh)

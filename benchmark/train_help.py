@@ -22,7 +22,6 @@ USAGE = "orderbench train [GROUP=OPTION ...] [+GROUP=OPTION ...] [KEY=VALUE ...]
 NOT_GROUPS = {
     "dataset_base": "the base config every conf/dataset/ file starts from",
     "model_base": "the base config every conf/model/ file starts from",
-    "ablation_study": "study definitions for the plots (benchmark/report/ablation_studies.py)",
 }
 HYDRA_GROUPS = ("hydra/launcher",)  # Hydra's own groups this project adds options to
 WIDTH = 92

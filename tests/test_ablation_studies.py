@@ -1,4 +1,4 @@
-"""Each ablation study is defined once, in conf/ablation_study/: its key and presets come
+"""Each ablation study is defined once, in studies/ablations/: its key and presets come
 from the conf/ablation/ files it names (`benchmark.report.ablation_studies`)."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from benchmark.config.compose import CONF_DIR, compose_config
 from benchmark.config.identity import comparable_config
 from benchmark.report import plots
 from benchmark.report.ablation_studies import (
+    STUDIES,
     StudyDefinitionError,
     ablation_studies,
     load_studies,
@@ -107,9 +108,10 @@ def test_levels_of_lists_and_objects_are_named():
 
 @pytest.fixture
 def conf(tmp_path: Path) -> Path:
-    """A copy of the config folders the studies read."""
-    for folder in ("ablation", "ablation_study", "model"):
+    """A copy of the config folders and study definitions the studies read."""
+    for folder in ("ablation", "model"):
         shutil.copytree(CONF_DIR / folder, tmp_path / folder)
+    shutil.copytree(STUDIES, tmp_path / "studies")
     return tmp_path
 
 
@@ -118,7 +120,8 @@ def test_a_new_level_is_one_ablation_file(conf: Path):
         "# @package _global_\ndefaults:\n  - override /model: han\n\n"
         "variant: blocks_8\nmodel:\n  net:\n    num_blocks: 8\n"
     )
-    blocks = next(study for study in load_studies(conf) if study.name == "han_blocks")
+    studies = load_studies(conf, conf / "studies")
+    blocks = next(study for study in studies if study.name == "han_blocks")
     assert "han_blocks_8" in blocks.ablations
     assert blocks.key == "model.net.num_blocks"
 
@@ -136,9 +139,9 @@ def test_a_new_level_is_one_ablation_file(conf: Path):
     ("untitled", "axis: a\npresets: [han]\n", "untitled.yaml: title must be set to a text"),
 ])
 def test_a_broken_study_is_one_error_naming_its_file(conf: Path, study, text, message):
-    (conf / "ablation_study" / f"{study}.yaml").write_text(text)
+    (conf / "studies" / f"{study}.yaml").write_text(text)
     with pytest.raises(StudyDefinitionError) as caught:
-        load_studies(conf)
+        load_studies(conf, conf / "studies")
     assert message in str(caught.value)
     assert len(str(caught.value).splitlines()) == 1
 
@@ -149,18 +152,18 @@ def test_a_variant_file_without_its_label_is_named(conf: Path):
         "model:\n  net:\n    num_blocks: 8\n"
     )
     with pytest.raises(StudyDefinitionError, match=r"han_blocks_8\.yaml: variant must be set"):
-        load_studies(conf)
+        load_studies(conf, conf / "studies")
 
 
 def test_the_plots_command_refuses_a_broken_study_in_one_line(monkeypatch, capsys, tmp_path):
     def broken():
-        raise StudyDefinitionError("conf/ablation_study/x.yaml: give either ablations or presets")
+        raise StudyDefinitionError("studies/ablations/x.yaml: give either ablations or presets")
 
     write_run(tmp_path / "runs", "han", 0, 0.7)
     monkeypatch.setattr(plots, "ablation_studies", broken)
     assert plots.main(["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "plots")]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [
-        "orderbench plots: error: conf/ablation_study/x.yaml: give either ablations or "
+        "orderbench plots: error: studies/ablations/x.yaml: give either ablations or "
         "presets"
     ]
     assert not (tmp_path / "plots").exists()

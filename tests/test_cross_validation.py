@@ -24,7 +24,7 @@ from benchmark.report.cross_validation import (
     pool_folds,
 )
 from benchmark.report.leaderboard import t_interval
-from benchmark.report.reproduction import build, cell, main
+from studies.cui2018.reproduction import build, cell, main
 
 SIZES = [6, 5, 5, 4, 6, 5, 4, 5, 6, 4]  # held-out articles per fold
 

@@ -1,4 +1,4 @@
-"""results/reproduction.{md,csv} from fabricated runs (`benchmark.report.reproduction`)."""
+"""results/reproduction.{md,csv} from fabricated runs (`studies.cui2018.reproduction`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmark.records.run_collection import collect_runs
-from benchmark.report.reproduction import (
+from studies.cui2018.reproduction import (
     PAPER,
     ROWS,
     ablation_summary,
@@ -17,8 +17,13 @@ from benchmark.report.reproduction import (
     build,
     main,
 )
-from benchmark.report.selection_noise import budget_pairs, noise_table, summarise, valid_curve
-from benchmark.report.selection_noise import main as noise_main
+from studies.selection_noise.selection_noise import (
+    budget_pairs,
+    noise_table,
+    summarise,
+    valid_curve,
+)
+from studies.selection_noise.selection_noise import main as noise_main
 from tests.fixtures_runs import write_run
 
 

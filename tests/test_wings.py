@@ -50,3 +50,19 @@ def test_wing_imports_run_one_way(wing):
         for name in benchmark_imports(path) - ALLOWED[wing] - {wing}
     }
     assert not wrong, sorted(wrong)
+
+
+def test_no_library_module_imports_a_study():
+    """studies/ is built on the library (benchmark, models, data); the library never
+    depends on a study (docs/architecture.md)."""
+    root = BENCHMARK.parent
+    wrong = []
+    for package in ("benchmark", "models", "data"):
+        for path in (root / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = ([node.module] if isinstance(node, ast.ImportFrom) and node.module
+                         else [a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [])
+                wrong += [f"{path.relative_to(root)} imports {n}" for n in names
+                          if n == "studies" or n.startswith("studies.")]
+    assert not wrong, wrong

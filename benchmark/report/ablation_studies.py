@@ -1,4 +1,5 @@
-"""The ablation studies, read from their one definition: `conf/ablation_study/<name>.yaml`.
+"""The ablation studies, read from their one definition: `studies/ablations/<name>.yaml`
+(a study is not a run config, so its definition is not in `conf/`).
 
 A study file gives the figure's `title` and x-axis label `axis`, and either
 
@@ -27,7 +28,7 @@ from omegaconf.errors import OmegaConfBaseException
 from benchmark.config.compose import CONF_DIR
 from models.registry import preset_names
 
-STUDY_DIR = "ablation_study"
+STUDIES = CONF_DIR.parent / "studies" / "ablations"  # the repository's study definitions
 ABLATION_DIR = "ablation"
 MODEL_GROUP = "/model"
 VARIANT_KEYS = frozenset({"defaults", "variant"})  # what a variant file sets besides its value
@@ -194,8 +195,9 @@ def read_study(path: Path, variants: Mapping[str, Variant], known_presets: set[s
     )
 
 
-def load_studies(conf_dir: Path = CONF_DIR) -> tuple[Ablation, ...]:
-    """Every study of `conf_dir/ablation_study/`, by file name."""
+def load_studies(conf_dir: Path = CONF_DIR, study_dir: Path = STUDIES) -> tuple[Ablation, ...]:
+    """Every study of `study_dir` (its variant files and presets in `conf_dir`), by file
+    name."""
     variants = {
         path.stem: read_variant(path)
         for path in sorted((conf_dir / ABLATION_DIR).glob("*.yaml"))
@@ -203,11 +205,11 @@ def load_studies(conf_dir: Path = CONF_DIR) -> tuple[Ablation, ...]:
     known_presets = {path.stem for path in (conf_dir / "model").glob("*.yaml")}
     return tuple(
         read_study(path, variants, known_presets)
-        for path in sorted((conf_dir / STUDY_DIR).glob("*.yaml"))
+        for path in sorted(Path(study_dir).glob("*.yaml"))
     )
 
 
 @cache
 def ablation_studies() -> tuple[Ablation, ...]:
-    """The studies of the repository's `conf/` (read once)."""
+    """The studies of the repository's `studies/ablations/` (read once)."""
     return load_studies()

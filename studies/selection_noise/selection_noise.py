@@ -20,7 +20,7 @@ run's epochs, the two selections differ only in how long the search went on, and
 recorded test tau of both selected checkpoints shows what that choice moved. Test figures
 are only reported, never used to choose anything.
 
-    python -m benchmark.report.selection_noise [--runs runs] [--variant repro ...]
+    python -m studies.selection_noise.selection_noise [--runs runs] [--variant repro ...]
         [--pair repro:repro_e60] [--out results/selection_noise.csv]
 """
 
