@@ -181,11 +181,14 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
     trainable = getattr(task.net, "trainable", True)
     if trainable:
         if plan.ckpt_path is not None:
-            log.info("resuming from %s", plan.ckpt_path)
+            position = plan.resume_from
+            after = f" (after epoch {position.epoch + 1})" if position is not None else ""
+            log.info("resuming from %s%s", plan.ckpt_path, after)
         trainer.fit(task, datamodule=datamodule, ckpt_path=plan.ckpt_path, weights_only=True)
     train_seconds = timer.time_elapsed("train")  # includes the sessions before a resume
     best = own_best_checkpoint(checkpoint, work_dir) if trainable else None
     progress = training_progress(trainer, best and str(best), trainable)
+    task.selected_epoch = progress["best_epoch"] or 0  # figures logged at the selected epoch
     for evaluate in (trainer.validate, trainer.test):  # the selected model, loaded safely
         evaluate(task, datamodule=datamodule, ckpt_path=best, verbose=False, weights_only=True)
     noise = dataset_noise(cfg)
