@@ -478,7 +478,7 @@ def test_a_relaunch_of_a_finished_run_warns_of_its_damaged_checkpoint(run_dir: P
     status, stderr = launch(*RUN_OVERRIDES)
     assert status == 0 and error_lines(stderr) == []
     warnings = [line for line in launch.stdout.splitlines() if "damaged checkpoint" in line]
-    assert len(warnings) == 1 and f"[WARNING] - {best}: damaged checkpoint (" in warnings[0]
+    assert len(warnings) == 1 and warnings[0].startswith(f"warning: {best}: damaged checkpoint (")
     assert warnings[0].endswith("pass rerun=true to train the run again")
 
 

@@ -1,6 +1,7 @@
 """Building and running one job: the DataModule, the LightningModule, the Trainer
 (model selection on valid, resumable, atomic checkpoints, NaN/inf guard), then training,
-validation, one test pass, order discrimination and the run record (DESIGN sections 3 and 5).
+validation, one test pass, order discrimination and the run record (docs/design.md,
+sections 3 and 5). What it prints is `benchmark.harness.console`'s.
 The entry point is `benchmark.train` (Hydra); the bench, datacard, evaluate and
 prepare-data tools build their parts from here.
 """
@@ -23,10 +24,18 @@ from benchmark.harness.checkpoint_io import (
 )
 from benchmark.harness.config_check import check_scorable_splits
 from benchmark.harness.config_diff import config_id
+from benchmark.harness.console import (
+    EpochLines,
+    data_line,
+    is_verbose,
+    model_line,
+    progress_bars,
+)
 from benchmark.harness.finite_guard import FiniteGuard
 from benchmark.harness.lit_module import OrderingTask
 from benchmark.harness.loggers import build_loggers
 from benchmark.harness.net_factory import build_net, dataset_noise, noise_options
+from benchmark.harness.random_reference import random_baseline
 from benchmark.harness.run_environment import run_environment
 from benchmark.harness.run_plan import (
     CHECKPOINT_DIR,
@@ -34,7 +43,11 @@ from benchmark.harness.run_plan import (
     RunPlan,
     check_resumed_data,
 )
-from benchmark.harness.training_progress import training_progress
+from benchmark.harness.training_progress import (
+    few_steps_warning,
+    steps_per_epoch,
+    training_progress,
+)
 from benchmark.metrics.breakdowns import breakdowns
 from benchmark.metrics.corpus import HEADLINE_ACCURACY
 from benchmark.metrics.discrimination import discrimination_records
@@ -128,7 +141,8 @@ def build_trainer(cfg: DictConfig, plan: RunPlan) -> tuple[pl.Trainer, ModelChec
     work_dir = plan.work_dir
     checkpoint, last = checkpoint_callbacks(work_dir / CHECKPOINT_DIR, monitor)
     timer = Timer(duration=cfg.trainer.get("max_time"))
-    callbacks = [checkpoint, last, timer, ResumeInfo(plan), FiniteGuard(monitor)]
+    callbacks = [checkpoint, last, timer, ResumeInfo(plan), FiniteGuard(monitor),
+                 EpochLines(monitor)]  # fmt: skip
     if cfg.early_stopping.patience:
         callbacks.append(
             EarlyStopping(
@@ -136,8 +150,13 @@ def build_trainer(cfg: DictConfig, plan: RunPlan) -> tuple[pl.Trainer, ModelChec
             )
         )
     loggers = build_loggers(cfg.logger, plan)
+    verbose = is_verbose(cfg)  # else one line per epoch (EpochLines), no bars or tables
+    bar = bool(cfg.trainer.get("enable_progress_bar", True)) and verbose
+    callbacks += progress_bars(verbose, bar)
     trainer = instantiate(
         cfg.trainer,
+        enable_progress_bar=bar,
+        enable_model_summary=verbose,
         max_time=None,  # enforced by the Timer above
         use_distributed_sampler=False,  # the DataModule shards its batches (data/sampler.py)
         callbacks=callbacks,
@@ -146,6 +165,41 @@ def build_trainer(cfg: DictConfig, plan: RunPlan) -> tuple[pl.Trainer, ModelChec
         default_root_dir=work_dir,
     )
     return trainer, checkpoint, timer
+
+
+def warn_few_steps(cfg: DictConfig, datamodule) -> int:
+    """Warn when an epoch of this run has fewer than 10 optimiser steps, saying what to
+    change (`benchmark.harness.training_progress.few_steps_warning`); returns the steps."""
+    n_docs = len(datamodule.documents["train"])
+    devices, nodes = cfg.trainer.get("devices", 1), cfg.trainer.get("num_nodes", 1)
+    processes = (devices if isinstance(devices, int) else 1) * (nodes or 1)
+    accumulate = int(cfg.trainer.get("accumulate_grad_batches") or 1)
+    steps = steps_per_epoch(
+        n_docs, datamodule.batch_size, bool(getattr(datamodule, "drop_last", False)),
+        processes, accumulate,
+    )
+    warning = few_steps_warning(
+        cfg.dataset.name, n_docs, datamodule.batch_size, steps, processes, accumulate
+    )
+    if warning:
+        log.warning(warning)
+    return steps
+
+
+def announce(cfg: DictConfig, datamodule, stats: dict, task: OrderingTask, trainable: bool):
+    """The console's first lines: the data, then (after the warning for too few steps per
+    epoch, if any) the model and its budget."""
+    noise = dataset_noise(cfg)
+    log.info(data_line(
+        noise_label(cfg.dataset.name, noise), noise_label(cfg.dataset.label, noise), stats,
+        cfg.dataset.datamodule.get("min_freq"), cfg.model.get("embeddings"),
+    ))
+    steps = warn_few_steps(cfg, datamodule) if trainable else None
+    log.info(model_line(
+        cfg.model.name, sum(p.numel() for p in task.net.parameters()),
+        cfg.trainer.get("max_epochs"), cfg.early_stopping.monitor, cfg.early_stopping.patience,
+        steps,
+    ))
 
 
 def own_best_checkpoint(checkpoint: ModelCheckpoint, work_dir: Path) -> Path | None:
@@ -166,7 +220,7 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
     work_dir = plan.work_dir
     if cfg.cpu_threads:
         torch.set_num_threads(cfg.cpu_threads)
-    pl.seed_everything(cfg.seed, workers=True)
+    pl.seed_everything(cfg.seed, workers=True, verbose=is_verbose(cfg))
     datamodule = build_datamodule(cfg)
     datamodule.prepare_data()
     datamodule.setup("fit")
@@ -179,6 +233,9 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
     trainer, checkpoint, timer = build_trainer(cfg, plan)
 
     trainable = getattr(task.net, "trainable", True)
+    stats = datamodule.stats()
+    if trainer.is_global_zero:
+        announce(cfg, datamodule, stats, task, trainable)
     if trainable:
         if plan.ckpt_path is not None:
             position = plan.resume_from
@@ -238,7 +295,7 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
         "best_checkpoint": best and str(best.relative_to(work_dir)),  # in the run's folder
         "n_docs": task.split_metrics["test"]["n_docs"],
         "n_trivial": task.split_metrics["test"]["n_trivial"],
-        "data": datamodule.stats(),
+        "data": stats,
         "identity": run_identity(cfg, datamodule),
         "protocol": {
             "protocol_seed": cfg.protocol_seed,
@@ -274,6 +331,10 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
         add_to_record(
             record, "test", disc_records, cfg.bootstrap_resamples, cfg.protocol_seed,
             published=published,
+        )
+    if not has_noise(noise) and cfg.model.name != "random":  # the figures to read a run against
+        record["random_baseline"] = random_baseline(
+            datamodule, cfg.seed, cfg.include_trivial, cfg.bootstrap_resamples, cfg.protocol_seed
         )
     write_run_record(work_dir, record)
     return record
