@@ -98,6 +98,14 @@ def test_a_missing_jsonl_split_is_one_line_with_status_2(launch, jsonl_dir: Path
     ]
 
 
+def test_a_jsonl_dataset_without_its_path_is_one_line_with_status_2(launch):
+    status, stderr = launch("dataset=jsonl", "+experiment=tiny")
+    assert status == 2
+    [line] = error_lines(stderr)
+    assert line.startswith("error: dataset.path is not set: expected a directory containing "
+                           "train.jsonl, valid.jsonl and test.jsonl")  # fmt: skip
+
+
 def test_a_missing_jsonl_folder_is_one_line_with_status_2(launch, tmp_path: Path):
     status, stderr = launch("dataset=jsonl", f"dataset.path={tmp_path / 'none'}",
                             "+experiment=tiny")
