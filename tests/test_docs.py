@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 import glob
 import io
+import json
+import os
 import re
 import subprocess
 import sys
@@ -154,6 +156,69 @@ def test_no_page_quotes_a_test_count():
     quoted = [f"{page.name}: {match.group(0)}" for page in PAGES
               for match in re.finditer(r"\d[\d,]* tests\b", flat(page.read_text()))]
     assert quoted == []
+
+
+# -- the worked example of docs/datasets.md ------------------------------------------------
+def own_data_section() -> str:
+    text = (ROOT / "docs" / "datasets.md").read_text()
+    return text.split("## Your own data", 1)[1].split("\n## ", 1)[0]
+
+
+def blocks(section: str, language: str) -> list[str]:
+    """The bodies of the fenced blocks of `section` opened with ```language (```: none)."""
+    found, body, opened = [], [], None
+    for line in section.splitlines():
+        if line.startswith("```"):
+            if opened is None:
+                opened, body = line[3:].strip(), []
+                continue
+            if opened == language:
+                found.append("\n".join(body) + "\n")
+            opened = None
+        elif opened is not None:
+            body.append(line)
+    return found
+
+
+def test_the_own_data_example_runs_as_written(tmp_path):
+    """The files, the datacard and the run of docs/datasets.md, "Your own data", as the page
+    shows them (figures and times of the run aside: its lines must read the same)."""
+    section = own_data_section()
+    script = next(block for block in blocks(section, "bash") if "cat > my_data/" in block)
+    subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, check=True)
+    shown_card = json.loads(blocks(section, "json")[1])
+    card = subprocess.run(
+        [sys.executable, "-m", "benchmark.datacard", "dataset=jsonl", "dataset.path=my_data",
+         f"+dataset.datamodule.cache_dir={tmp_path / 'cache'}"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert card.returncode == 0, card.stderr[-2000:]
+    assert json.loads(card.stdout) == shown_card
+
+    command = next(block for block in blocks(section, "bash") if "orderbench train" in block)
+    args = command.split("orderbench train", 1)[1].split()
+    run = subprocess.run(
+        [sys.executable, "-m", "benchmark.train", *args, f"paths.runs={tmp_path / 'runs'}",
+         f"+dataset.datamodule.cache_dir={tmp_path / 'cache'}"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=900,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "WANDB_MODE": "offline",
+             "WANDB_DIR": str(tmp_path), "ORDERBENCH_VERBOSE": ""},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    shown = next(block for block in blocks(section, "") if block.startswith("data jsonl"))
+    printed = (run.stdout + run.stderr).splitlines()
+    assert printed[:3] == shown.splitlines()[:3]  # the data, the warning, the model
+
+    def shape(lines: list[str]) -> list[str]:
+        return [re.sub(r"-?\d[\d.,]*", "N", line) for line in lines]
+
+    assert shape(printed[3:-2]) == shape(shown.splitlines()[3:-2])
+    run_dir = next((tmp_path / "runs" / "howto" / "lstm_ptrnet" / "base").glob("*/seed_0"))
+    assert printed[-2] == f"run folder: {run_dir.relative_to(tmp_path)}"  # inside cwd
+    record = json.loads((run_dir / "metrics.json").read_text())
+    assert record["dataset"] == "howto" and record["identity"]["data"]["name"] == "jsonl"
+    assert set(record["breakdowns"]["test"]["meta.topic"]) == {"kitchen", "garage"}
 
 
 # -- cited paths --------------------------------------------------------------------------

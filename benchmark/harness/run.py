@@ -271,7 +271,9 @@ def run(cfg: DictConfig, run_dir: Path, plan: RunPlan) -> dict:
     write_predictions(work_dir / PREDICTIONS_NAME, split_records["test"])
     record = {
         "model": cfg.model.name,
-        "dataset": noise_label(cfg.dataset.name, noise),
+        # the label the run is filed and reported under (dataset.label, by default the name;
+        # docs/design.md, section 8); the name that seeds the protocol is in `identity`
+        "dataset": noise_label(cfg.dataset.label, noise),
         "variant": cfg.variant,
         "seed": cfg.seed,
         "split": task.split_metrics,
