@@ -106,17 +106,17 @@ def get_preset(name: str) -> Preset:
 
 
 def preset_colours() -> dict[str, str]:
-    """Every registered preset's plot colour: its own, else a free colour of `PALETTE`,
-    chosen from a digest of its name (the next free one where that is taken), so that a
-    preset keeps its colour when others are added unless two want the same one."""
+    """Every registered preset's plot colour: its own, else a free colour of `PALETTE`: the
+    one a digest of its name points at, or the next free one after it (presets by name), so
+    that a preset keeps its colour when others are added unless one takes that colour first."""
     known = presets()
     colours = {name: p.colour.lower() for name, p in known.items() if p.colour}
-    free = [colour for colour in PALETTE if colour not in colours.values()]
+    taken = set(colours.values())
     for name in sorted(set(known) - set(colours)):
-        if not free:  # more presets than colours: they share them
-            colours[name] = PALETTE[zlib.crc32(name.encode("utf-8")) % len(PALETTE)]
-            continue
-        colours[name] = free.pop(zlib.crc32(name.encode("utf-8")) % len(free))
+        start = zlib.crc32(name.encode("utf-8")) % len(PALETTE)
+        ring = PALETTE[start:] + PALETTE[:start]
+        colours[name] = next((c for c in ring if c not in taken), ring[0])  # all taken: share
+        taken.add(colours[name])
     return {name: colours[name] for name in known}
 
 

@@ -79,7 +79,6 @@ def sweep_sizes() -> dict[str, int]:
 # single spaces): the sweep whose size it states, or None with what else it counts. A new
 # statement fails `test_every_stated_sweep_size_is_the_number_of_its_jobs` until listed here.
 STATEMENTS = {
-    "9 datasets × 12 presets × 3 seeds = ": "paper",
     "two calibration baselines without a network (`bow_position`, `overlap_chain`): ":
         "reproduction_e100",
     "`SWEEP_REPRO=reproduction_e100_cv VARIANT=repro_e100` (": "reproduction_e100_cv",
@@ -140,7 +139,7 @@ def test_products_that_give_a_number_of_runs_add_up():
                 product *= factor
             assert product == int(match.group(2).replace(",", "")), match.group(0)
             checked += 1
-    assert checked >= 5
+    assert checked >= 4
 
 
 def test_the_sweep_list_command_counts_what_the_test_counts():
@@ -227,10 +226,10 @@ CITED = re.compile(
     r"/[A-Za-z0-9_./*-]*(?:\{[A-Za-z0-9_.,]+\}[A-Za-z0-9_.]*|[A-Za-z0-9_*/]))"
     r"|(?<![\w./-])([A-Z][A-Za-z]*\.md)\b"  # a page at the top: README.md
 )
+# the files docs/models.md's example of a new model asks to write (there once followed)
+EXAMPLE_FILES = ("models/cnn_attention.py", "conf/model/cnn_attention.yaml")
 # cited on purpose although absent, with the reason
 NOT_IN_THE_REPOSITORY = {
-    "models/cnn_attention.py": "docs/models.md: the example of a new model, to be written",
-    "conf/model/cnn_attention.yaml": "docs/models.md: the example's config, to be written",
     "results/nips/": "written by `make nips`",
     "results/selection_noise.csv": "written by benchmark.report.selection_noise --out",
     "docs/s": "a unit (documents per second), not a path",
@@ -288,7 +287,7 @@ def test_every_cited_path_exists():
                 continue  # a placeholder: conf/sweep/NAME.yaml
             there = all(glob.glob(str(ROOT / one)) if "*" in one else (ROOT / one).exists()
                         for one in expanded(cited))  # fmt: skip
-            if not there and cited not in NOT_IN_THE_REPOSITORY:
+            if not there and cited not in NOT_IN_THE_REPOSITORY and cited not in EXAMPLE_FILES:
                 missing.setdefault(cited, set()).add(str(path.relative_to(ROOT)))
     generated = ignored_by_git(sorted(missing))  # data/cache/...: made by the runs
     assert {cited: sorted(where) for cited, where in missing.items()

@@ -119,6 +119,7 @@ def test_the_documented_example_registers_and_trains_under_noise(
 def test_the_documented_example_gets_a_colour_of_its_own(tmp_path, monkeypatch, restored_registry):
     """Followed verbatim, the example adds a preset whose plot colour no other has (the
     plots' check, tests/test_plots.py), given from the free colours."""
+    restored_registry._PRESETS.pop("cnn_attention", None)  # there when followed already
     free = restored_registry.free_colours()
     import_documented_example(tmp_path, monkeypatch)
     colours = restored_registry.preset_colours()
@@ -127,12 +128,29 @@ def test_the_documented_example_gets_a_colour_of_its_own(tmp_path, monkeypatch, 
     assert colours["cnn_attention"] not in restored_registry.free_colours()
 
 
+def test_the_documented_table_row_counts_the_example_s_parameters(
+    tmp_path, monkeypatch, restored_registry
+):
+    """The row docs/models.md asks to add to its table of presets (tests/test_docs.py holds
+    that table to the registry) counts the example's parameters as models.param_counts."""
+    from models.param_counts import count
+
+    section = DOCS.read_text(encoding="utf-8").split("## Adding a model", 1)[1]
+    row = re.search(r"```text\n(\| `cnn_attention` \|.*)\n```", section).group(1)
+    trainable, frozen = row.strip(" |").split(" | ")[-2:]  # "T (E + N)", "F"
+    figures = [int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", f"{trainable} {frozen}")]
+    import_documented_example(tmp_path, monkeypatch)
+    counts = count(get_preset("cnn_attention").build(vocab_size=20275))
+    assert figures == [counts["embedding"] + counts["network"], counts["embedding"],
+                       counts["network"], counts["frozen"]]  # fmt: skip
+
+
 def test_a_preset_without_a_colour_is_given_a_free_one_and_keeps_it(restored_registry):
-    before = restored_registry.preset_colours()
+    picked = {name: p.colour for name, p in presets().items() if p.colour}
     register_preset("zz_first")(lambda vocab_size: None)
     register_preset("aa_second")(lambda vocab_size: None)
     colours = restored_registry.preset_colours()
-    assert {name: colours[name] for name in before} == before  # picked colours stay
+    assert {name: colours[name] for name in picked} == picked  # picked colours stay
     assert len(set(colours.values())) == len(colours)
     assert {colours["zz_first"], colours["aa_second"]} <= set(restored_registry.PALETTE)
     assert restored_registry.preset_colours() == colours  # the same in every plot
