@@ -186,3 +186,24 @@ def test_a_small_dataset_warns_before_training(tmp_path):
     assert ("warning: dataset jsonl: 40 training documents at model.batch_size=64 give 1 "
             "optimiser step per epoch (fewer than 10)") in result.stdout  # fmt: skip
     assert "set model.batch_size=4 or lower, or train on more data" in result.stdout
+
+
+def test_the_summary_of_older_and_noisy_records():
+    from benchmark.harness.console import summary_lines
+
+    interval = {"ci_low": 0.1, "ci_high": 0.3}
+    older = {"model": "han", "epochs": 3, "best_epoch": 2, "stopped_by": "max_epochs",
+             "steps": 30, "train_seconds": 75.4, "split": {"valid": {"tau": 0.25},
+             "test": {"tau": 0.2, "pmr": 0.1, "acc": 0.3, "n_docs": 9}},
+             "ci": {"test": {"tau": interval}}}  # fmt: skip
+    lines = summary_lines(older, "/elsewhere/run")
+    assert lines[0] == ("selected epoch 2 of 3 (max_epochs): valid tau 0.2500; trained 1 min "
+                        "15 s, 30 steps")  # fmt: skip
+    assert lines[2].split() == ["tau", "0.2000", "[0.1000,", "0.3000]"]
+    assert "rerun=true measures it" in lines[-2] and lines[-1] == "run folder: /elsewhere/run"
+    noisy = {**older, "split": {"valid": {"pm_f": 0.6}, "test": {
+        "tau": 0.2, "pmr": 0.1, "acc": 0.3, "pm_f": 0.6, "noise_acc": 0.4, "n_docs": 9}},
+        "config": {"early_stopping": {"monitor": "val/pm_f"}}}  # fmt: skip
+    lines = summary_lines(noisy, "/elsewhere/run")
+    assert "valid pm_f 0.6000" in lines[0]
+    assert [line.split()[0] for line in lines[2:-1]] == ["tau", "pmr", "acc", "pm_f", "noise_acc"]

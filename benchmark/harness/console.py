@@ -276,5 +276,8 @@ def summary_lines(record: Mapping, run_dir: Path | str) -> list[str]:
                      f"{_interval(ci.get(metric)):<18}  {other}".rstrip())  # fmt: skip
     if record.get("model") == "random":
         lines.append("  (this run is the random baseline)")
+    elif not baseline and "noise_acc" not in test:
+        lines.append("  (a record made before runs measured the random baseline: "
+                     "rerun=true measures it)")
     lines.append(f"run folder: {shown_path(run_dir)}")
     return lines
