@@ -3,9 +3,11 @@
 Prints one JSON object with the columns of the dataset table of Cui et al. (2018),
 "Deep Attentive Sentence Ordering Network": for each split the number of documents, the
 minimum, mean and maximum number of sentences per document and the one-sentence documents
-(``n_trivial``); ``vocab_size``, the distinct lower-cased tokens of the training split
-(``data.tokenize``); ``model_vocab_size``, the vocabulary the models get (after the
-dataset's ``min_freq``/``max_vocab``, with ``<pad>`` and ``<unk>``); ``duplicates``, per
+(``n_trivial``); ``train_word_types``, the distinct lower-cased tokens of the training split
+(``data.tokenize``), the vocabulary column of such tables; ``model_vocab_size``, the
+vocabulary the models get, the same figure as a run record's ``data.vocab_size`` (the
+training split's words seen at least ``min_freq`` times, reported beside it, at most
+``max_vocab`` of them, with ``<pad>`` and ``<unk>``); ``duplicates``, per
 split the documents repeating the text of another one of the split (``data.duplicates``;
 the same text in two splits is an error), with their ids in ``duplicate_ids``;
 ``published_ids_left``, sentences still beginning with a published line id
@@ -108,8 +110,9 @@ def datacard(cfg: DictConfig) -> dict:
     card = {
         "dataset": cfg.dataset.name,
         "splits": {split: split_card(docs) for split, docs in documents.items()},
-        "vocab_size": train_vocabulary(documents["train"]),
-        "model_vocab_size": len(datamodule.vocab),
+        "train_word_types": train_vocabulary(documents["train"]),
+        "model_vocab_size": len(datamodule.vocab),  # the run record's data.vocab_size
+        "min_freq": cfg.dataset.datamodule.get("min_freq", 1),
         "duplicates": datamodule.duplicates.counts(),
         "duplicate_ids": {s: g for s, g in datamodule.duplicates.groups.items() if g},
         "published_ids_left": published_ids_left(documents),

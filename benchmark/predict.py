@@ -8,6 +8,9 @@ none of them holds more than one sentence, and raw text otherwise. The sentences
 presented to the model in the order given; the ordered text is printed the way it came
 (one sentence per line, or as one paragraph). `beam` defaults to the run's test beam.
 
+Words the run's vocabulary lacks are read as `<unk>`; a note on stderr counts them and
+names the first few (`unknown_words_note`).
+
 Errors (a missing run directory, a run without checkpoint, an empty or unreadable input,
 a bad argument) print one line on stderr and exit with status 2.
 """
@@ -31,6 +34,22 @@ from data.sentence_split import split_sentences
 
 USAGE = "orderbench predict run=RUN_DIR input=FILE [beam=K] [split=auto|lines|text]"
 SPLIT_MODES = ("auto", "lines", "text")
+NAMED_UNKNOWN = 5  # distinct unknown words a note names
+
+
+def unknown_words_note(unknown: Sequence[str], total: int) -> str | None:
+    """The note on the words not in the run's vocabulary (one entry per occurrence), naming
+    the first `NAMED_UNKNOWN` distinct ones; None when there are none."""
+    if not unknown:
+        return None
+    distinct = list(dict.fromkeys(unknown))
+    named = ", ".join(repr(word) for word in distinct[:NAMED_UNKNOWN])
+    more = len(distinct) - NAMED_UNKNOWN
+    if more > 0:
+        named += f" and {more} more"
+    verb = "is" if len(unknown) == 1 else "are"
+    return (f"{len(unknown)} of {total} words {verb} not in the run's vocabulary (read as "
+            f"<unk>): {named}")  # fmt: skip
 
 
 def parse_args(argv: Sequence[str]) -> dict[str, str]:
@@ -86,13 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         order = run.order(sentences, beam)
     except (UsageError, RunError) as error:
         return report_error("benchmark.predict", error)
-    unknown, total = run.unknown_words(sentences)
-    if unknown:
-        print(
-            f"benchmark.predict: note: {unknown} of {total} words are not in the run's "
-            "vocabulary (read as <unk>)",
-            file=sys.stderr,
-        )
+    if note := unknown_words_note(*run.unknown_words(sentences)):
+        print(f"benchmark.predict: note: {note}", file=sys.stderr)
     ordered = [sentences[i] for i in order]
     print("\n".join(ordered) if one_per_line else " ".join(ordered))
     return 0

@@ -5,9 +5,15 @@ A Hydra app (configs in `conf/`): checks the config, takes the run directory's l
 the run (skip, resume or fresh; `benchmark.run.plan`) and runs it
 (`benchmark.run.stages`). The run directory receives the best checkpoint (selected on
 valid), `predictions.jsonl` for the test split, the CSV/W&B logs, Hydra's `.hydra/` and,
-last and atomically, `metrics.json` (DESIGN sections 3 and 5). With `dataset.noise` the
-model is wrapped with an END candidate (`benchmark.run.model_builder`) and order
-discrimination is skipped.
+last and atomically, `metrics.json` (docs/design.md, sections 3 and 5). With
+`dataset.noise` the model is wrapped with an END candidate (`benchmark.run.model_builder`)
+and order discrimination is skipped.
+
+The console gets a line on the data and the model, one line per epoch, warnings, and a
+closing summary (test figures, their intervals, the random baseline on the same
+permutations, the run folder), then the test figures as one line of JSON, the last line of
+stdout; `verbose=true` or `ORDERBENCH_VERBOSE=1` adds the libraries' own output
+(`benchmark.training.console`).
 """
 
 from __future__ import annotations
@@ -63,6 +69,7 @@ from benchmark.run.stages import run
 from benchmark.training.checkpoints import (
     CheckpointWriteError,
 )
+from benchmark.training.console import is_verbose, quiet_libraries, summary_lines, uses_wandb
 from benchmark.training.finite_guard import NonFiniteError
 from benchmark.training.loggers import finish_wandb
 from data.errors import DataFormatError
@@ -90,6 +97,7 @@ def main(cfg: DictConfig) -> None:
     goes on with the next run. SIGTERM or SIGINT ends the launch with 128 + the signal number,
     recorded as an interruption (`benchmark.run.interruption`)."""
     os.environ.setdefault("WANDB_MODE", "offline")
+    quiet_libraries(is_verbose(cfg), wandb=uses_wandb(cfg.get("logger")))
     hydra_cfg = HydraConfig.get()
     run_dir = Path(hydra_cfg.runtime.output_dir)
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
@@ -165,7 +173,8 @@ def main(cfg: DictConfig) -> None:
             lock.release()
     if record:
         clear_failure(run_dir)
-        print(dumps({"run_dir": str(run_dir), "test": record["split"]["test"]}, indent=2))
+        print("\n".join(summary_lines(record, run_dir)))
+        print(dumps({"run_dir": str(run_dir), "test": record["split"]["test"]}))
 
 
 def compose_overrides(overrides: list[str]) -> DictConfig:

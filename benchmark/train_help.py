@@ -58,10 +58,12 @@ def groups(conf_dir: Path = CONF_DIR) -> tuple[dict[str, str | None], list[str]]
 
 
 def _line(name: str, names: list[str], default: str | None = None) -> str:
-    listed = ", ".join(names) + (f" (default {default})" if default else "")
-    listed += " (with -m)" if name == "sweep=" else ""
+    """The options of a group, wrapped; "(default X)" and "(with -m)" are never cut."""
+    keep = "\u00a0"  # a space textwrap does not break at
+    listed = ", ".join(names) + (f" (default{keep}{default})" if default else "")
+    listed += f" (with{keep}-m)" if name == "sweep=" else ""
     return textwrap.fill(listed, WIDTH, initial_indent=f"  {name:<17}",
-                         subsequent_indent=" " * 19)
+                         subsequent_indent=" " * 19).replace(keep, " ")
 
 
 def train_help(conf_dir: Path = CONF_DIR) -> str:

@@ -1,4 +1,4 @@
-"""Contracts between the parts of an ordering model (DESIGN.md sec. 6).
+"""Contracts between the parts of an ordering model (docs/design.md, section 6).
 
 Every architecture is sentence encoder -> paragraph encoder -> pointer decoder. These
 protocols fix what passes between the parts, so a preset can swap any one of them (an

@@ -1,5 +1,5 @@
 """A sentence-ordering model composed of embedding -> sentence encoder -> paragraph
-encoder -> pointer decoder (DESIGN.md sec. 6; Gong et al. 2016, "End-to-End Neural
+encoder -> pointer decoder (docs/design.md, section 6; Gong et al. 2016, "End-to-End Neural
 Sentence Ordering Using Pointer Network", and the later Ptr-Net orderers of Cui et al.
 2018 and Wang & Wan 2019 share this shape).
 

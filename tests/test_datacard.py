@@ -11,6 +11,7 @@ from fixtures_readers import write_barzilay_published, write_lines, write_logesw
 
 from benchmark.config.compose import compose_config
 from benchmark.datacard import datacard, main, split_card, train_vocabulary
+from benchmark.run.stages import build_datamodule
 from data.document import Document
 
 NAMES = {"train": ["10", "11", "123", "1234"], "valid": ["20"], "test": ["3", "31"]}
@@ -47,10 +48,27 @@ def test_cli_prints_one_json_object(tmp_path: Path, capsys: pytest.CaptureFixtur
         "test": 402,
     }
     assert card["layout"] == "logeswaran"  # dataset=nips detects the layout it reads
-    assert card["model_vocab_size"] == card["vocab_size"] + 2  # min_freq 1, plus <pad> <unk>
+    assert card["model_vocab_size"] == card["train_word_types"] + 2  # min_freq 1, <pad> <unk>
     cfg = compose_config([*overrides, "++model.embeddings=null"])
     assert datacard(cfg) == card  # a second card, from the processed cache
     assert len(list((tmp_path / "c").iterdir())) == 1
+
+
+def test_the_card_and_a_run_record_give_the_same_vocabulary(tmp_path: Path) -> None:
+    """With min_freq 2 (as `dataset=brown`) the training split's word types outnumber the
+    model's vocabulary; the card names them apart, and its `model_vocab_size` is the figure a
+    run records as `data.vocab_size`."""
+    root = write_logeswaran(tmp_path / "nips", "nips", NAMES)
+    cfg = compose_config(["dataset=nips", f"dataset.path={root}", "++model.embeddings=null",
+                          "dataset.datamodule.min_freq=2",
+                          f"+dataset.datamodule.cache_dir={tmp_path / 'c'}"])  # fmt: skip
+    card = datacard(cfg)
+    assert "vocab_size" not in card and card["min_freq"] == 2
+    datamodule = build_datamodule(cfg)
+    datamodule.prepare_data()
+    datamodule.setup("fit")
+    assert card["model_vocab_size"] == datamodule.stats()["vocab_size"]  # the run record's
+    assert card["model_vocab_size"] < card["train_word_types"] + 2
 
 
 def test_missing_data_exits_with_the_layout(capsys: pytest.CaptureFixture) -> None:

@@ -98,6 +98,14 @@ def test_a_missing_jsonl_split_is_one_line_with_status_2(launch, jsonl_dir: Path
     ]
 
 
+def test_a_jsonl_dataset_without_its_path_is_one_line_with_status_2(launch):
+    status, stderr = launch("dataset=jsonl", "+experiment=tiny")
+    assert status == 2
+    [line] = error_lines(stderr)
+    assert line.startswith("error: dataset.path is not set: expected a directory containing "
+                           "train.jsonl, valid.jsonl and test.jsonl")  # fmt: skip
+
+
 def test_a_missing_jsonl_folder_is_one_line_with_status_2(launch, tmp_path: Path):
     status, stderr = launch("dataset=jsonl", f"dataset.path={tmp_path / 'none'}",
                             "+experiment=tiny")
@@ -478,7 +486,7 @@ def test_a_relaunch_of_a_finished_run_warns_of_its_damaged_checkpoint(run_dir: P
     status, stderr = launch(*RUN_OVERRIDES)
     assert status == 0 and error_lines(stderr) == []
     warnings = [line for line in launch.stdout.splitlines() if "damaged checkpoint" in line]
-    assert len(warnings) == 1 and f"[WARNING] - {best}: damaged checkpoint (" in warnings[0]
+    assert len(warnings) == 1 and warnings[0].startswith(f"warning: {best}: damaged checkpoint (")
     assert warnings[0].endswith("pass rerun=true to train the run again")
 
 

@@ -334,8 +334,8 @@ def test_resume_after_a_non_best_epoch_continues_from_that_epoch(tmp_path: Path)
     assert f"resuming from {run / 'checkpoints' / 'last.ckpt'}" in result.stdout
     record = json.loads((run / "metrics.json").read_text())
     assert record["epochs"] == EPOCHS
-    # each training epoch once, then the final validation of the selected model
-    assert csv_epochs(run) == [*range(EPOCHS), EPOCHS]
+    # each training epoch once, counted from 1; the selected model's validation is no epoch
+    assert csv_epochs(run) == list(range(1, EPOCHS + 1))
 
 
 @pytest.mark.slow
@@ -351,7 +351,7 @@ def test_a_truncated_last_ckpt_resumes_from_the_newest_intact_checkpoint(tmp_pat
     assert f"{last}: damaged checkpoint" in output and "Traceback" not in output
     assert f"resuming from {run / 'checkpoints' / 'best.ckpt'}" in output
     assert json.loads((run / "metrics.json").read_text())["epochs"] == EPOCHS
-    assert csv_epochs(run) == [*range(EPOCHS), EPOCHS]
+    assert csv_epochs(run) == list(range(1, EPOCHS + 1))
     assert read_checkpoint_position(last).epoch == EPOCHS - 1  # written whole again
 
 
@@ -445,14 +445,28 @@ def test_a_full_disk_keeps_the_previous_checkpoint_whole(tmp_path: Path, monkeyp
 
 
 def test_the_csv_log_keeps_the_epochs_a_resumed_checkpoint_completed(tmp_path: Path):
+    """Epochs counted from 1 (docs/design.md, section 8): a checkpoint of Lightning's epoch
+    index 1 has completed epochs 1 and 2."""
+    from benchmark.training.checkpoints import CheckpointPosition
+    from benchmark.training.csv_log import trim_metrics_csv
+
+    path = tmp_path / "metrics.csv"
+    path.write_text("epoch,step,train/loss,val/tau\r\n1,3,0.9,\r\n1,3,,0.1\r\n2,7,0.8,\r\n"
+                    "2,7,,0.2\r\n3,9,0.7,\r\n")  # killed during epoch 3
+    header = trim_metrics_csv(str(path), CheckpointPosition(tmp_path, epoch=1, global_step=7))
+    assert header == ["epoch", "step", "train/loss", "val/tau"]
+    with open(path, newline="") as handle:
+        assert [row["epoch"] for row in csv.DictReader(handle)] == ["1", "1", "2", "2"]
+    assert trim_metrics_csv(str(path), None) == [] and not path.exists()  # a fresh start
+
+
+def test_a_resumed_log_that_counts_epochs_from_zero_is_renumbered(tmp_path: Path):
     from benchmark.training.checkpoints import CheckpointPosition
     from benchmark.training.csv_log import trim_metrics_csv
 
     path = tmp_path / "metrics.csv"
     path.write_text("epoch,step,train/loss,val/tau\r\n0,3,0.9,\r\n0,3,,0.1\r\n1,7,0.8,\r\n"
-                    "1,7,,0.2\r\n2,9,0.7,\r\n")  # killed during epoch 2
-    header = trim_metrics_csv(str(path), CheckpointPosition(tmp_path, epoch=1, global_step=7))
-    assert header == ["epoch", "step", "train/loss", "val/tau"]
+                    "1,7,,0.2\r\n2,9,0.7,\r\n")  # written before, killed during epoch 2
+    trim_metrics_csv(str(path), CheckpointPosition(tmp_path, epoch=1, global_step=7))
     with open(path, newline="") as handle:
-        assert [row["epoch"] for row in csv.DictReader(handle)] == ["0", "0", "1", "1"]
-    assert trim_metrics_csv(str(path), None) == [] and not path.exists()  # a fresh start
+        assert [row["epoch"] for row in csv.DictReader(handle)] == ["1", "1", "2", "2"]

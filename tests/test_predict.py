@@ -11,11 +11,12 @@ import pytest
 from fixtures_sweep import run_dir_of
 from test_train_e2e import train
 
-from benchmark.predict import main, sentences_of
+from benchmark.predict import main, sentences_of, unknown_words_note
 from benchmark.records.run_record import VOCAB_NAME
 from benchmark.run.finished_run import load_finished_run
 from data.readers.synthetic import SyntheticReader
 from data.sentence_split import split_sentences
+from data.tokenize import tokenize
 
 TINY = (  # a seconds-long run: few documents, one epoch
     "model=lstm_ptrnet", "+experiment=tiny", "logger=csv", "trainer.max_epochs=1",
@@ -82,6 +83,31 @@ def test_raw_text_is_split_and_printed_as_a_paragraph(run_dir: Path, tmp_path: P
     printed = capsys.readouterr().out
     assert printed.count("\n") == 1
     assert sorted(split_sentences(printed)) == sorted(split_sentences(text))
+
+
+def test_the_note_names_the_words_the_vocabulary_lacks(run_dir: Path, tmp_path: Path, capsys):
+    trained = SyntheticReader(n_train=64, n_valid=16, n_test=16).read_splits()["train"][0]
+    known = [sentence.rstrip(".") for sentence in trained.sentences[:2]]  # every word known
+    lines = [f"{known[0]} zyzzyva.", f"{known[1]} quokka zyzzyva."]
+    source = tmp_path / "text.txt"
+    source.write_text("\n".join(lines) + "\n")
+    assert main([f"run={run_dir}", f"input={source}"]) == 0
+    total = len(load_finished_run(run_dir).vocab.encode(
+        [token for line in lines for token in tokenize(line)]
+    ))
+    assert capsys.readouterr().err.strip() == (
+        f"benchmark.predict: note: 3 of {total} words are not in the run's vocabulary "
+        "(read as <unk>): 'zyzzyva', 'quokka'"
+    )
+
+
+def test_the_note_names_a_few_words_and_counts_the_rest():
+    assert unknown_words_note([], 10) is None
+    assert unknown_words_note(["qux"], 51) == (
+        "1 of 51 words is not in the run's vocabulary (read as <unk>): 'qux'"
+    )
+    words = [f"w{i}" for i in range(8)] + ["w0"]
+    assert unknown_words_note(words, 40).endswith("'w0', 'w1', 'w2', 'w3', 'w4' and 3 more")
 
 
 def test_a_vocabulary_saved_in_the_run_replaces_the_dataset(run_dir: Path, paragraph, tmp_path):

@@ -78,18 +78,35 @@ def test_registry_entries_build_tiny_models_and_refuse_a_second_function():
         get_preset("nope")
 
 
-def test_the_documented_example_registers_and_trains_under_noise(tmp_path, monkeypatch):
-    """The docs' preset, imported from a throwaway package, is listed by the registry with
-    its tiny settings and learns a step in the noise wrapper (plain torch)."""
+@pytest.fixture
+def restored_registry(monkeypatch):
+    """The registry as it is, restored after the test (a throwaway preset leaves no trace)."""
+    from models import registry
+
+    monkeypatch.setattr(registry, "_PRESETS", dict(registry._PRESETS))
+    return registry
+
+
+def import_documented_example(tmp_path: Path, monkeypatch) -> None:
+    """docs/models.md's preset, as written, imported from a throwaway package."""
     python, _ = documented_example()
     package = tmp_path / "throwaway_models"
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "cnn_attention.py").write_text(python)
     monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("throwaway_models", "throwaway_models.cnn_attention"):  # imported afresh
+        monkeypatch.delitem(sys.modules, name, raising=False)
     __import__("throwaway_models.cnn_attention")
+
+
+def test_the_documented_example_registers_and_trains_under_noise(
+    tmp_path, monkeypatch, restored_registry
+):
+    """The docs' preset is listed by the registry with its tiny settings and learns a step
+    in the noise wrapper (plain torch)."""
+    import_documented_example(tmp_path, monkeypatch)
     preset = get_preset("cnn_attention")
-    assert preset.colour == "#17becf"
     from tests.test_noise_models import noisy_batch
 
     model = NoiseWrapper(preset.build(vocab_size=30, **preset.tiny), (1, 1))
@@ -99,8 +116,63 @@ def test_the_documented_example_registers_and_trains_under_noise(tmp_path, monke
     assert all(p.grad is not None for p in model.parameters() if p.requires_grad)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("noise", ["0", "1"])
+def test_the_documented_example_gets_a_colour_of_its_own(tmp_path, monkeypatch, restored_registry):
+    """Followed verbatim, the example adds a preset whose plot colour no other has (the
+    plots' check, tests/test_plots.py), given from the free colours."""
+    restored_registry._PRESETS.pop("cnn_attention", None)  # there when followed already
+    free = restored_registry.free_colours()
+    import_documented_example(tmp_path, monkeypatch)
+    colours = restored_registry.preset_colours()
+    assert len(set(colours.values())) == len(colours)
+    assert colours["cnn_attention"] in free
+    assert colours["cnn_attention"] not in restored_registry.free_colours()
+
+
+def test_the_documented_table_row_counts_the_example_s_parameters(
+    tmp_path, monkeypatch, restored_registry
+):
+    """The row docs/models.md asks to add to its table of presets (tests/test_docs.py holds
+    that table to the registry) counts the example's parameters as models.param_counts."""
+    from models.param_counts import count
+
+    section = DOCS.read_text(encoding="utf-8").split("## Adding a model", 1)[1]
+    row = re.search(r"```text\n(\| `cnn_attention` \|.*)\n```", section).group(1)
+    trainable, frozen = row.strip(" |").split(" | ")[-2:]  # "T (E + N)", "F"
+    figures = [int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", f"{trainable} {frozen}")]
+    import_documented_example(tmp_path, monkeypatch)
+    counts = count(get_preset("cnn_attention").build(vocab_size=20275))
+    assert figures == [counts["embedding"] + counts["network"], counts["embedding"],
+                       counts["network"], counts["frozen"]]  # fmt: skip
+
+
+def test_a_preset_without_a_colour_is_given_a_free_one_and_keeps_it(restored_registry):
+    picked = {name: p.colour for name, p in presets().items() if p.colour}
+    register_preset("zz_first")(lambda vocab_size: None)
+    register_preset("aa_second")(lambda vocab_size: None)
+    colours = restored_registry.preset_colours()
+    assert {name: colours[name] for name in picked} == picked  # picked colours stay
+    assert len(set(colours.values())) == len(colours)
+    assert {colours["zz_first"], colours["aa_second"]} <= set(restored_registry.PALETTE)
+    assert restored_registry.preset_colours() == colours  # the same in every plot
+
+
+def test_a_colour_another_preset_has_is_refused(restored_registry):
+    taken = get_preset("minilm_finetune").colour
+    refused = f"colour {taken} is already taken by preset 'minilm_finetune'"
+    with pytest.raises(ValueError, match=refused):
+        register_preset("copycat", colour=taken)(lambda vocab_size: None)
+
+
+def test_the_registry_lists_colours_and_free_ones():
+    result = subprocess.run([sys.executable, "-m", "models.registry"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[-1].startswith("free: #")
+    assert {line.split()[0] for line in lines[:-1]} == set(presets())
+
+
+@pytest.mark.parametrize("noise", ["0", pytest.param("1", marks=pytest.mark.slow)])
 def test_a_new_model_is_one_file_and_one_yaml(tmp_path, noise):
     """docs/models.md's example, as written: its code in a package outside the repository
     and its YAML in an extra config folder (hydra.searchpath), trained through the harness

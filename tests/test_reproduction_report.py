@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 
 import pytest
@@ -39,12 +40,15 @@ def add_discrimination(run_dir: Path, acc: float, published: bool) -> None:
 
 
 def add_training(
-    run_dir: Path, curve: list[float], best: int, budget: tuple[int, int], ci: float = 0.05
+    run_dir: Path, curve: list[float], best: int, budget: tuple[int, int], ci: float = 0.05,
+    zero_based: bool = False,
 ) -> None:
     """The training facts of a run as `benchmark.train` records them: the budget in the
     config, epochs / best epoch / how it stopped, the selected checkpoint's valid tau with
     its interval over the validation documents, and the per-epoch CSV log (`curve`: valid
-    tau after each epoch; the log ends with the re-evaluation of the best epoch)."""
+    tau after each epoch, counted from 1, then the test row at the best epoch; with
+    `zero_based`, a log of before: counted from 0, ending with the re-evaluation of the best
+    epoch as one epoch more)."""
     max_epochs, patience = budget
     path = run_dir / "metrics.json"
     record = json.loads(path.read_text())
@@ -57,10 +61,14 @@ def add_training(
     record["ci"]["valid"] = {"tau": {"mean": selected, "ci_low": selected - ci,
                                      "ci_high": selected + ci}}  # fmt: skip
     path.write_text(json.dumps(record))
-    rows = ["epoch,step,train/loss,val/tau"]
-    rows += [f"{epoch},{5 * epoch + 4},,{value}" for epoch, value in enumerate(curve)]
-    rows += [f"{epoch},{5 * epoch + 4},1.5," for epoch in range(len(curve))]  # loss rows
-    rows.append(f"{len(curve)},{5 * len(curve)},,{selected}")  # the best checkpoint again
+    rows = ["epoch,step,train/loss,val/tau,test/tau"]
+    first = 0 if zero_based else 1
+    rows += [f"{epoch},{5 * epoch + 4},,{value}," for epoch, value in enumerate(curve, first)]
+    rows += [f"{epoch},{5 * epoch + 4},1.5,," for epoch in range(first, len(curve) + first)]
+    if zero_based:
+        rows.append(f"{len(curve)},{5 * len(curve)},,{selected},")  # the best one again
+    else:
+        rows.append(f"{best},{5 * len(curve)},,,0.5")  # the test of the best checkpoint
     (run_dir / "csv").mkdir()
     (run_dir / "csv" / "metrics.csv").write_text("\n".join(rows) + "\n")
 
@@ -212,6 +220,17 @@ def test_selection_noise_reads_the_log_and_counts_tied_epochs(budgets: Path):
     assert (first.best_epoch_short, first.best_epoch_long) == (2, 8)
     assert (first.valid_short, first.valid_long) == pytest.approx((0.55, 0.62))
     assert not first.long_in_short_ci  # 0.62 is outside [0.50, 0.60]
+
+
+def test_selection_noise_reads_a_log_that_counts_epochs_from_zero(budgets: Path):
+    """A log written before epochs were counted from 1 gives the same curve: its re-evaluation
+    of the selected checkpoint, one epoch after the last, is not an epoch."""
+    run = next(r for r in collect_runs(budgets) if r.variant == "repro" and r.seed == 0)
+    curve = valid_curve(run)
+    shutil.rmtree(run.path / "csv")
+    add_training(run.path, SHORT, 2, (10, 3), zero_based=True)
+    assert curve == pytest.approx(SHORT)
+    assert valid_curve(run) == pytest.approx(SHORT)
 
 
 def test_selection_noise_names_the_bad_line_of_a_log(budgets: Path):

@@ -40,3 +40,12 @@ def test_each_group_composes_as_the_help_writes_it(group):
     if plus:  # without the + it is refused: the help must say +
         with pytest.raises(ConfigCompositionException):
             compose_config([f"{group}={option}"])
+
+
+def test_the_default_of_a_group_is_never_cut_by_the_wrapping():
+    from benchmark.train_help import _line
+
+    for n in range(1, 30):  # lists of every length: the wrap falls everywhere once
+        names = [f"preset_{i}" for i in range(n)]
+        assert "(default lstm_ptrnet)" in _line("model=", names, "lstm_ptrnet")
+        assert "(with -m)" in _line("sweep=", names)

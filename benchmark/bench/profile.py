@@ -32,7 +32,7 @@ keys (defaults in brackets):
   reference      true | false: the reference compute paths [false]
   seed           seed of the synthetic documents and of the model [0]
   scale          NIPS-like split sizes times this (tests: smaller) [1]
-  out            [results/bench/profile-<device>.json]
+  out            [results/bench/profile-cpu.json; profile-cuda.json on a GPU]
 """
 
 from __future__ import annotations

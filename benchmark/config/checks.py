@@ -63,11 +63,13 @@ SETTINGS = {
     "include_trivial": ("bool", None, False),
     "evaluate_discrimination": ("bool", None, False),
     "rerun": ("bool", None, False),
+    "verbose": ("bool", None, False),
 }
 # keys that code reads with `.get` and a config may lack (a `+` override may add them)
 OPTIONAL_KEYS = frozenset({
     "cpu_threads", "compile", "rerun", "dataset.noise", "model.embeddings",
     "model.embedding_dim", "model.optimizer", "model.scheduler", "test_shuffles", "variant_tag",
+    "verbose",
 })
 _OPTIMIZER_KEYS = frozenset({"model.optimizer.lr"})
 _HYDRA_ARGS = frozenset({"_target_", "_partial_", "_args_", "_recursive_", "_convert_"})

@@ -16,13 +16,12 @@ from matplotlib.figure import Figure
 
 from benchmark.metrics.directions import LOWER, NOT_RANKED, direction
 from benchmark.records.atomic_io import atomic_write
-from models.registry import presets
+from models.registry import preset_colours
 
-# One colour per preset, the same in every plot: the registry's (`models.registry`);
-# presets without one get a stable colour from tab20 chosen by a hash of their name.
-PRESET_COLOURS: dict[str, str] = {
-    name: preset.colour for name, preset in presets().items() if preset.colour is not None
-}
+# One colour per preset, the same in every plot: the registry's (`models.registry`), which
+# gives a free colour to a preset that picks none; a name the registry does not know (a run
+# of a preset defined elsewhere) gets a stable colour from tab20 by a hash of the name.
+PRESET_COLOURS: dict[str, str] = preset_colours()
 # Axis label (name and range or unit) of each metric; others are labelled by their key.
 METRIC_LABELS: dict[str, str] = {
     "tau": "Kendall's τ (−1 to 1)",

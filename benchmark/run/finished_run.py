@@ -64,10 +64,12 @@ class FinishedRun:
         """The beam width the run used on test."""
         return int(self.config.model.beam_size)
 
-    def unknown_words(self, sentences: list[str]) -> tuple[int, int]:
-        """(words not in the vocabulary, all words) of `sentences`."""
-        ids = [i for sentence in sentences for i in self.vocab.encode(tokenize(sentence))]
-        return sum(i == UNK_ID for i in ids), len(ids)
+    def unknown_words(self, sentences: list[str]) -> tuple[list[str], int]:
+        """(the words of `sentences` not in the vocabulary, one entry per occurrence, in
+        order; the number of words), as the model reads them (`data.tokenize`)."""
+        tokens = [token for sentence in sentences for token in tokenize(sentence)]
+        ids = self.vocab.encode(tokens)
+        return [token for token, i in zip(tokens, ids, strict=True) if i == UNK_ID], len(ids)
 
     @torch.no_grad()
     def order(self, sentences: list[str], beam_size: int | None = None) -> list[int]:

@@ -3,7 +3,8 @@ job: `build` (the DataModule, the model with its word vectors in the LightningMo
 Trainer: model selection on valid, resumable, atomic checkpoints, NaN/inf guard), `fit`
 (training and selection), `evaluate` (valid and one test pass with the selected checkpoint,
 order discrimination) and `record` (predictions and the run record, whose fields are
-`benchmark.records.run_record.run_record`). The entry point is `benchmark.train` (Hydra);
+`benchmark.records.run_record.run_record`). What it prints is `benchmark.training.console`'s.
+The entry point is `benchmark.train` (Hydra);
 the bench, datacard, evaluate and prepare-data tools build their parts from here.
 """
 
@@ -24,6 +25,7 @@ from benchmark.config.identity import config_id
 from benchmark.config.threads import resolve_threads
 from benchmark.evaluation.discrimination import discrimination_records
 from benchmark.evaluation.published_permutations import published_permutations
+from benchmark.evaluation.random_reference import random_baseline
 from benchmark.metrics.breakdowns import breakdowns
 from benchmark.metrics.corpus import HEADLINE_ACCURACY
 from benchmark.records.atomic_io import atomic_write_text
@@ -49,9 +51,20 @@ from benchmark.training.checkpoints import (
     AtomicCheckpointIO,
     checkpoint_callbacks,
 )
+from benchmark.training.console import (
+    EpochLines,
+    data_line,
+    is_verbose,
+    model_line,
+    progress_bars,
+)
 from benchmark.training.finite_guard import FiniteGuard
 from benchmark.training.loggers import build_loggers
-from benchmark.training.progress import training_progress
+from benchmark.training.progress import (
+    few_steps_warning,
+    steps_per_epoch,
+    training_progress,
+)
 from benchmark.training.task import OrderingTask
 from data.noise import has_noise, noise_label
 
@@ -135,7 +148,8 @@ def build_trainer(cfg: DictConfig, plan: RunPlan) -> tuple[pl.Trainer, ModelChec
     work_dir = plan.work_dir
     checkpoint, last = checkpoint_callbacks(work_dir / CHECKPOINT_DIR, monitor)
     timer = Timer(duration=cfg.trainer.get("max_time"))
-    callbacks = [checkpoint, last, timer, ResumeInfo(plan), FiniteGuard(monitor)]
+    callbacks = [checkpoint, last, timer, ResumeInfo(plan), FiniteGuard(monitor),
+                 EpochLines(monitor)]  # fmt: skip
     if cfg.early_stopping.patience:
         callbacks.append(
             EarlyStopping(
@@ -143,8 +157,13 @@ def build_trainer(cfg: DictConfig, plan: RunPlan) -> tuple[pl.Trainer, ModelChec
             )
         )
     loggers = build_loggers(cfg.logger, plan.work_dir, plan.wandb_id, plan.resume_from)
+    verbose = is_verbose(cfg)  # else one line per epoch (EpochLines), no bars or tables
+    bar = bool(cfg.trainer.get("enable_progress_bar", True)) and verbose
+    callbacks += progress_bars(verbose, bar)
     trainer = instantiate(
         cfg.trainer,
+        enable_progress_bar=bar,
+        enable_model_summary=verbose,
         max_time=None,  # enforced by the Timer above
         use_distributed_sampler=False,  # the DataModule shards its batches (data/sampler.py)
         callbacks=callbacks,
@@ -153,6 +172,42 @@ def build_trainer(cfg: DictConfig, plan: RunPlan) -> tuple[pl.Trainer, ModelChec
         default_root_dir=work_dir,
     )
     return trainer, checkpoint, timer
+
+
+def warn_few_steps(cfg: DictConfig, datamodule) -> int:
+    """Warn when an epoch of this run has fewer than 10 optimiser steps, saying what to
+    change (`benchmark.training.progress.few_steps_warning`); returns the steps."""
+    n_docs = len(datamodule.documents["train"])
+    devices, nodes = cfg.trainer.get("devices", 1), cfg.trainer.get("num_nodes", 1)
+    processes = (devices if isinstance(devices, int) else 1) * (nodes or 1)
+    accumulate = int(cfg.trainer.get("accumulate_grad_batches") or 1)
+    steps = steps_per_epoch(
+        n_docs, datamodule.batch_size, bool(getattr(datamodule, "drop_last", False)),
+        processes, accumulate,
+    )
+    warning = few_steps_warning(
+        cfg.dataset.name, n_docs, datamodule.batch_size, steps, processes, accumulate
+    )
+    if warning:
+        log.warning(warning)
+    return steps
+
+
+def announce(cfg: DictConfig, built: BuiltRun) -> None:
+    """The console's first lines: the data, then (after the warning for too few steps per
+    epoch, if any) the model and its budget."""
+    noise = dataset_noise(cfg)
+    log.info(data_line(
+        noise_label(cfg.dataset.name, noise), noise_label(cfg.dataset.label, noise),
+        built.data_stats, cfg.dataset.datamodule.get("min_freq"), cfg.model.get("embeddings"),
+    ))
+    trainable = getattr(built.task.net, "trainable", True)
+    steps = warn_few_steps(cfg, built.datamodule) if trainable else None
+    log.info(model_line(
+        cfg.model.name, sum(p.numel() for p in built.task.net.parameters()),
+        cfg.trainer.get("max_epochs"), cfg.early_stopping.monitor, cfg.early_stopping.patience,
+        steps,
+    ))
 
 
 def own_best_checkpoint(checkpoint: ModelCheckpoint, work_dir: Path) -> Path | None:
@@ -175,7 +230,7 @@ class BuiltRun:
     trainer: pl.Trainer
     checkpoint: ModelCheckpoint  # the callback that selects on valid
     timer: Timer
-    vectors_found: int  # vocabulary words with a pretrained vector
+    data_stats: dict  # the DataModule's statistics, with the words that had a vector
 
 
 @dataclass
@@ -203,7 +258,7 @@ def build(cfg: DictConfig, plan: RunPlan) -> BuiltRun:
     LightningModule, and the Trainer."""
     if threads := resolve_threads(cfg.cpu_threads):
         torch.set_num_threads(threads)
-    pl.seed_everything(cfg.seed, workers=True)
+    pl.seed_everything(cfg.seed, workers=True, verbose=is_verbose(cfg))
     datamodule = build_datamodule(cfg)
     datamodule.prepare_data()
     datamodule.setup("fit")
@@ -215,7 +270,11 @@ def build(cfg: DictConfig, plan: RunPlan) -> BuiltRun:
     net, vectors_found = build_model(cfg, datamodule.vocab)
     task = wrap_task(cfg, net)
     trainer, checkpoint, timer = build_trainer(cfg, plan)
-    return BuiltRun(datamodule, task, trainer, checkpoint, timer, vectors_found)
+    stats = {**datamodule.stats(), "n_pretrained_found": vectors_found}
+    built = BuiltRun(datamodule, task, trainer, checkpoint, timer, stats)
+    if trainer.is_global_zero:
+        announce(cfg, built)
+    return built
 
 
 def fit(built: BuiltRun, plan: RunPlan) -> FittedRun:
@@ -224,14 +283,17 @@ def fit(built: BuiltRun, plan: RunPlan) -> FittedRun:
     trainable = getattr(built.task.net, "trainable", True)
     if trainable:
         if plan.ckpt_path is not None:
-            log.info("resuming from %s", plan.ckpt_path)
+            position = plan.resume_from
+            after = f" (after epoch {position.epoch + 1})" if position is not None else ""
+            log.info("resuming from %s%s", plan.ckpt_path, after)
         built.trainer.fit(
             built.task, datamodule=built.datamodule, ckpt_path=plan.ckpt_path, weights_only=True
         )
     train_seconds = built.timer.time_elapsed("train")  # includes the sessions before a resume
     best = own_best_checkpoint(built.checkpoint, plan.work_dir) if trainable else None
-    return FittedRun(best, train_seconds, training_progress(built.trainer, best and str(best),
-                                                            trainable))
+    progress = training_progress(built.trainer, best and str(best), trainable)
+    built.task.selected_epoch = progress["best_epoch"] or 0  # figures logged at that epoch
+    return FittedRun(best, train_seconds, progress)
 
 
 def evaluate(cfg: DictConfig, built: BuiltRun, fitted: FittedRun) -> EvaluatedRun:
@@ -273,7 +335,9 @@ def record(
                 "seed": cfg.protocol_seed}
     result = run_record(
         model=cfg.model.name,
-        dataset=noise_label(cfg.dataset.name, noise),
+        # the label the run is filed and reported under (dataset.label, by default the name;
+        # docs/design.md, section 8); the name that seeds the protocol is in `identity`
+        dataset=noise_label(cfg.dataset.label, noise),
         variant=cfg.variant,
         seed=cfg.seed,
         split=split,
@@ -288,7 +352,7 @@ def record(
             built.trainer.strategy.root_device, cfg.trainer.get("deterministic")
         ),
         best_checkpoint=fitted.best and str(fitted.best.relative_to(work_dir)),
-        data={**built.datamodule.stats(), "n_pretrained_found": built.vectors_found},
+        data=built.data_stats,
         identity=run_identity(cfg, built.datamodule),
         protocol=run_protocol(cfg, split["test"]["trivial_policy"]),
         config=OmegaConf.to_container(cfg, resolve=True),
@@ -301,6 +365,11 @@ def record(
         add_to_record(
             result, "test", evaluated.discrimination, cfg.bootstrap_resamples,
             cfg.protocol_seed, published=evaluated.published,
+        )
+    if not has_noise(noise) and cfg.model.name != "random":  # the figures to read a run against
+        result["random_baseline"] = random_baseline(
+            built.datamodule, cfg.seed, cfg.include_trivial, cfg.bootstrap_resamples,
+            cfg.protocol_seed,
         )
     write_run_record(work_dir, result)
     return result

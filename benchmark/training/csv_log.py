@@ -6,6 +6,10 @@ told where the training resumes (`continue_from`), it keeps the rows of the epoc
 checkpoint has completed, drops those of later epochs (they are trained again and logged
 anew), and appends under the file's own header; each epoch is then in the file once. A
 fresh start still begins with an empty file.
+
+The `epoch` column counts from 1 (`benchmark.records.training_log`; the LightningModule
+logs it); a log that counts from 0, written before, is renumbered from 1 when a resumed run
+trims it.
 """
 
 from __future__ import annotations
@@ -15,21 +19,30 @@ import io
 import logging
 import os
 
+from lightning_fabric.utilities.rank_zero import rank_zero_only
 from pytorch_lightning.loggers import CSVLogger
 from pytorch_lightning.loggers.csv_logs import ExperimentWriter
 
 from benchmark.records.atomic_io import atomic_write_text
+from benchmark.records.training_log import log_is_zero_based
 from benchmark.training.checkpoints import CheckpointPosition
 
 log = logging.getLogger(__name__)
 
 
-def _kept(row: dict, position: CheckpointPosition) -> bool:
-    """A row logged before `position` (by its epoch, else its step)."""
+def _kept(row: dict, position: CheckpointPosition, zero_based: bool) -> bool:
+    """A row logged before `position` (by its epoch, else its step); `position.epoch` is
+    Lightning's 0-based index of the last epoch the checkpoint completed."""
     epoch, step = row.get("epoch") or "", row.get("step") or ""
     if epoch.strip():
-        return float(epoch) <= position.epoch
+        return float(epoch) <= position.epoch + (0 if zero_based else 1)
     return not step.strip() or float(step) <= position.global_step
+
+
+def _from_one(row: dict) -> dict:
+    """A row of a 0-based log, its epoch counted from 1."""
+    epoch = (row.get("epoch") or "").strip()
+    return {**row, "epoch": str(int(float(epoch)) + 1)} if epoch else row
 
 
 def trim_metrics_csv(path: str, position: CheckpointPosition | None) -> list[str]:
@@ -44,10 +57,13 @@ def trim_metrics_csv(path: str, position: CheckpointPosition | None) -> list[str
         reader = csv.DictReader(handle)
         header = list(reader.fieldnames or [])
         rows = list(reader)
-    kept = [row for row in rows if _kept(row, position)]
+    zero_based = log_is_zero_based(rows)
+    kept = [row for row in rows if _kept(row, position, zero_based)]
+    if zero_based:
+        kept = [_from_one(row) for row in kept]
     if len(kept) < len(rows):
         log.info("%s: %d rows after epoch %d dropped (trained again)",
-                 path, len(rows) - len(kept), position.epoch)
+                 path, len(rows) - len(kept), position.epoch + 1)
     text = io.StringIO()
     writer = csv.DictWriter(text, fieldnames=header, lineterminator="\r\n")
     writer.writeheader()
@@ -72,6 +88,14 @@ class ResumableCSVLogger(CSVLogger):
 
     _position: CheckpointPosition | None = None
 
+    @rank_zero_only
+    def log_metrics(self, metrics: dict, step: int | None = None) -> None:
+        """Lightning's, with a whole-number `epoch` written as an integer (`3`, not `3.0`)."""
+        epoch = metrics.get("epoch")
+        if isinstance(epoch, float) and epoch.is_integer():
+            metrics = {**metrics, "epoch": int(epoch)}
+        super().log_metrics(metrics, step)
+
     def continue_from(self, position: CheckpointPosition | None) -> None:
         """Where this run's training starts again (None: from scratch); before logging."""
         self._position = position
@@ -85,6 +109,4 @@ class ResumableCSVLogger(CSVLogger):
 
     @staticmethod
     def _is_global_zero() -> bool:
-        from lightning_fabric.utilities.rank_zero import rank_zero_only
-
         return getattr(rank_zero_only, "rank", 0) == 0

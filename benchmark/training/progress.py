@@ -14,6 +14,7 @@ comparison can tell a converged run from one cut short:
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytorch_lightning as pl
@@ -22,6 +23,7 @@ from pytorch_lightning.callbacks.early_stopping import EarlyStoppingReason
 
 from benchmark.training.checkpoint_file import load_checkpoint
 
+MIN_STEPS_PER_EPOCH = 10  # fewer: a warning (`few_steps_warning`)
 STOPPED_BY = ("early_stopping", "max_epochs", "max_steps", "max_time", "interrupted", "untrained")
 
 
@@ -69,3 +71,32 @@ def training_progress(trainer: pl.Trainer, best_model_path: str | None, trained:
         "steps": int(trainer.global_step) if trained else 0,
         "stopped_by": stopped_by(trainer, trained),
     }
+
+
+def steps_per_epoch(
+    n_docs: int, batch_size: int, drop_last: bool = False, processes: int = 1,
+    accumulate: int = 1,
+) -> int:
+    """Optimiser steps of one training epoch: `n_docs` documents in batches of `batch_size`
+    (`data.sampler.BucketBatchSampler`), shared by `processes`, `accumulate` batches a step."""
+    batches = n_docs // batch_size if drop_last else math.ceil(n_docs / batch_size)
+    return math.ceil(math.ceil(batches / max(processes, 1)) / max(accumulate, 1))
+
+
+def few_steps_warning(dataset: str, n_docs: int, batch_size: int, steps: int,
+                      processes: int = 1, accumulate: int = 1) -> str | None:
+    """The warning for an epoch of fewer than `MIN_STEPS_PER_EPOCH` optimiser steps, saying
+    what to change; None when there are enough. With so few steps the model hardly moves
+    between two validations, so early stopping and checkpoint selection judge noise."""
+    if steps >= MIN_STEPS_PER_EPOCH:
+        return None
+    message = (
+        f"dataset {dataset}: {n_docs:,} training documents at model.batch_size={batch_size} "
+        f"give {steps} optimiser step{'s' if steps != 1 else ''} per epoch (fewer than "
+        f"{MIN_STEPS_PER_EPOCH}), so early stopping and checkpoint selection compare models "
+        "a few updates apart; "
+    )
+    fitting = n_docs // (MIN_STEPS_PER_EPOCH * max(processes, 1) * max(accumulate, 1))
+    if fitting >= 1:
+        return message + f"set model.batch_size={fitting} or lower, or train on more data"
+    return message + "train on more data (even model.batch_size=1 gives fewer steps)"

@@ -10,6 +10,13 @@ figures add `noise_acc` and `n_docs_order` (`benchmark.metrics.corpus`). With
 presentations and the pass with the best PMR is kept, the released ATTOrderNet code's test
 loop: a pick on test (`benchmark.evaluation.test_shuffles`); the figures then carry
 `n_test_shuffles` and the kept pass `n_test_pass`.
+
+Logged figures carry the epoch counted from 1 (docs/design.md, section 8): the training
+loss of epoch k and the valid figures after it are logged with `epoch` k. Once training is
+over the harness sets `selected_epoch` (the epoch of the checkpoint selected on valid, 0
+for a model that is not trained): the test figures are then logged with that epoch, and the
+validation of the selected checkpoint, which repeats the figures already logged for its
+epoch, is not logged again.
 """
 
 from __future__ import annotations
@@ -66,6 +73,7 @@ class OrderingTask(pl.LightningModule):
         self._pass_records: list[list[dict]] = []
         self.split_records: dict[str, list[dict]] = {}
         self.split_metrics: dict[str, dict] = {}
+        self.selected_epoch: int | None = None  # set after training (module docstring)
 
     # -- training -------------------------------------------------------------------
     def on_train_epoch_start(self) -> None:
@@ -76,6 +84,7 @@ class OrderingTask(pl.LightningModule):
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
         loss = self.net.loss(batch)
         self.log("train/loss", loss, prog_bar=True, batch_size=len(batch["doc_ids"]))
+        self.log("epoch", float(self.current_epoch + 1))  # counted from 1, not Lightning's 0
         return loss
 
     def configure_optimizers(self) -> torch.optim.Optimizer | dict:
@@ -150,8 +159,21 @@ class OrderingTask(pl.LightningModule):
         metrics.update(extra or {})
         self.split_records[split] = records
         self.split_metrics[split] = metrics
+        epoch = self.logged_epoch(split)
+        if epoch is None:
+            return
+        self.log("epoch", float(epoch), sync_dist=True)
         for key, value in metrics.items():
             if key not in COUNT_KEYS and isinstance(value, (int, float)):
                 # the same on every process (gathered records): syncing changes nothing
                 # but tells Lightning so under DDP
                 self.log(f"{log_prefix}/{key}", float(value), sync_dist=True)
+
+    def logged_epoch(self, split: str) -> int | None:
+        """The epoch (from 1) that `split`'s figures are logged with; None: not logged (the
+        selected checkpoint's validation repeats its epoch's figures)."""
+        if self.selected_epoch is None:  # during training: the epoch just trained
+            return self.current_epoch + 1
+        if split == "valid" and self.selected_epoch > 0:
+            return None
+        return self.selected_epoch

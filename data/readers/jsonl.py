@@ -1,4 +1,4 @@
-"""Reader for the generic dataset format (DESIGN section 3).
+"""Reader for the generic dataset format (docs/design.md, section 3).
 
 A directory holds ``train.jsonl``, ``valid.jsonl`` and ``test.jsonl``; each non-blank line
 is one JSON object ``{"id": "doc-17", "sentences": ["First.", "Second.", ...]}`` with
@@ -69,10 +69,12 @@ class JsonlReader(OptionsReader):
 
     KIND = "jsonl"
 
-    def __init__(self, path: str) -> None:
-        self.path = str(path)
+    def __init__(self, path: str | None) -> None:
+        self.path = None if path is None else str(path)
 
     def _files(self) -> dict[str, Path]:
+        if not self.path:
+            raise DatasetNotFoundError(f"dataset.path is not set: {LAYOUT}")
         root = Path(self.path).expanduser()
         if not root.is_dir():
             raise DatasetNotFoundError(

@@ -1,8 +1,8 @@
 """How much checkpoint selection on a small validation split is decided by noise.
 
-Early stopping and the tested checkpoint are chosen by valid tau (DESIGN section 5). On a
-validation split of a few documents (Accidents and Earthquakes: 10 articles, fold 0) that
-figure carries a wide sampling interval. From each finished run's record and its per-epoch
+Early stopping and the tested checkpoint are chosen by valid tau (docs/design.md, section
+5). On a validation split of a few documents (Accidents and Earthquakes: 10 articles, fold
+0) that figure carries a wide sampling interval. From each finished run's record and its per-epoch
 CSV log (`csv/metrics.csv`) this module measures, using valid figures only:
 
 - the percentile-bootstrap 95% interval over the validation documents of the selected
@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from benchmark.records.run_collection import Run, collect_runs, group_runs
+from benchmark.records.training_log import log_is_zero_based
 
 LOG = Path("csv") / "metrics.csv"
 MONITOR = "val/tau"  # `early_stopping.monitor` when the config does not say
@@ -50,29 +51,32 @@ def monitor(run: Run) -> str:
 
 def valid_curve(run: Run) -> list[float]:
     """The monitored valid figure after each trained epoch (index 0 = epoch 1), from the
-    run's CSV log.
+    run's CSV log, whose `epoch` column counts from 1 (docs/design.md, section 8).
 
-    The log's rows after the last trained epoch (the final evaluation of the selected
-    checkpoint) are left out; an epoch logged twice keeps its first value. Empty when the
+    A log written when epochs were counted from 0 (`log_is_zero_based`) is read as such,
+    and its last valid row, the re-evaluation of the selected checkpoint logged as one
+    epoch more, is left out; an epoch logged twice keeps its first value. Empty when the
     run has no log.
     """
     path = run.path / LOG
     if not path.is_file():
         return []
     trained, column = run.record.get("epochs"), monitor(run)
-    values: dict[int, float] = {}
     with path.open(newline="") as handle:
-        for line, row in enumerate(csv.DictReader(handle), start=2):
-            text, epoch = (row.get(column) or "").strip(), (row.get("epoch") or "").strip()
-            if not text or not epoch:
-                continue
-            try:
-                index, value = int(float(epoch)), float(text)
-            except ValueError as error:
-                raise ValueError(f"{path}:{line}: not a number: {error}") from None
-            if isinstance(trained, int) and index >= trained:
-                continue
-            values.setdefault(index, value)
+        rows = list(csv.DictReader(handle))
+    shift = 1 if log_is_zero_based(rows) else 0
+    values: dict[int, float] = {}
+    for line, row in enumerate(rows, start=2):
+        text, epoch = (row.get(column) or "").strip(), (row.get("epoch") or "").strip()
+        if not text or not epoch:
+            continue
+        try:
+            number, value = int(float(epoch)) + shift, float(text)
+        except ValueError as error:
+            raise ValueError(f"{path}:{line}: not a number: {error}") from None
+        if isinstance(trained, int) and number > trained:
+            continue
+        values.setdefault(number, value)
     return [values[i] for i in sorted(values)]
 
 
