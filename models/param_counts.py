@@ -1,5 +1,6 @@
-"""Parameter counts of every preset at its published settings (the preset functions'
-defaults) of every registered preset (`models.registry`), as a Markdown table for docs/models.md:
+"""Parameter counts of every registered preset (`models.registry`) at its published settings
+(the defaults it declares, `models.registry.preset_settings`), as a Markdown table for
+docs/models.md:
 
     python -m models.param_counts --vocab-size 20275
 
@@ -11,7 +12,7 @@ import argparse
 
 from torch import nn
 
-from models.registry import presets
+from models.registry import NO_DEFAULT, preset_settings, presets
 
 
 def count(model: nn.Module) -> dict[str, int]:
@@ -29,6 +30,15 @@ def count(model: nn.Module) -> dict[str, int]:
     return counts
 
 
+def default_settings(name: str) -> dict:
+    """The preset's declared settings at their defaults."""
+    return {
+        setting: default
+        for setting, (_, default) in preset_settings(name).items()
+        if default is not NO_DEFAULT
+    }
+
+
 def table(vocab_size: int) -> str:
     """Markdown table of `count` for every preset built with its default settings."""
     lines = [
@@ -36,7 +46,7 @@ def table(vocab_size: int) -> str:
         "|---|---:|---:|---:|---:|",
     ]
     for name, preset in presets().items():
-        counts = count(preset.build(vocab_size=vocab_size))
+        counts = count(preset.build(vocab_size=vocab_size, **default_settings(name)))
         trainable = counts["embedding"] + counts["network"]
         cells = [trainable, counts["embedding"], counts["network"], counts["frozen"]]
         lines.append(f"| `{name}` | " + " | ".join(f"{c:,}" for c in cells) + " |")

@@ -5,7 +5,14 @@ One registration says what the other places need, so a new model is one file in 
 and one YAML in conf/model/: the tests build a tiny instance from `tiny` and train one on
 the toy task with `toy`, `models.param_counts` counts every registered preset, plots give
 it its colour. `preset_names()` imports every module of the models package first, so a
-preset defined in any file of models/ is listed.
+preset defined in any file of models/ is listed. The harness builds only registered presets
+(`preset_of` finds the one a config's `model.net._target_` names).
+
+Settings: a preset's settings are declared once, as its keyword arguments (annotation and
+default) and, for a family sharing them, the fields of a dataclass the preset takes through
+`**kwargs` (`register_preset(..., settings=AttOrderNetSettings)`). `preset_settings(name)`
+is the one reader: reports, parameter counts and the run's config check ask it for
+defaults, types and the keys a preset takes; `models.hyperparameters` holds the ranges.
 
 Colours: a preset may pick one (`colour="#rrggbb"`), which no other preset may have; a
 preset that picks none is given a free colour of `PALETTE` (`preset_colours`), the same one
@@ -15,14 +22,20 @@ every preset's colour and the colours still free.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import inspect
 import pkgutil
+import typing
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import models
 from models.hyperparameters import checked_preset
+
+HARNESS_ARGUMENTS = ("vocab_size", "pretrained_embeddings")  # given by the harness, not settings
+NO_DEFAULT = inspect.Parameter.empty  # the default of a setting declared without one
 
 
 @dataclass(frozen=True)
@@ -39,6 +52,16 @@ class Preset:
     # log_prob is an unnormalised score); the pointer-interface tests leave it out
     divides: tuple = ()  # (divisor, width) pairs of settings: heads must divide widths
     # (models.hyperparameters, which checks every preset's settings when it is built)
+    settings: type | None = None  # a dataclass of settings a family shares: its fields are
+    # settings of the preset too, taken through `**kwargs` (`preset_settings`)
+
+    def takes(self, setting: str) -> bool:
+        """Whether the preset takes the keyword argument `setting`: a declared setting, a
+        harness argument, or anything when its `**kwargs` are not a settings dataclass
+        (a baseline ignoring the other presets' settings)."""
+        return setting in HARNESS_ARGUMENTS or setting in declared_settings(
+            self.build, self.settings
+        ) or (self.settings is None and _var_keyword(self.build))
 
 
 _PRESETS: dict[str, Preset] = {}
@@ -53,15 +76,58 @@ PALETTE = (
 )  # fmt: skip
 
 
+def _var_keyword(build: Callable) -> bool:
+    return any(p.kind is p.VAR_KEYWORD for p in inspect.signature(build).parameters.values())
+
+
+def _field_default(item: dataclasses.Field):
+    if item.default is not dataclasses.MISSING:
+        return item.default
+    if item.default_factory is not dataclasses.MISSING:
+        return item.default_factory()
+    return NO_DEFAULT
+
+
+def declared_settings(build: Callable, settings: type | None = None) -> dict[str, tuple]:
+    """`{setting: (annotation, default)}` of the preset function `build`: its keyword
+    arguments but the harness's, then the fields of the dataclass `settings` it does not
+    take itself. A missing annotation or default is `NO_DEFAULT` (inspect's `empty`)."""
+    try:
+        parameters = inspect.signature(build, eval_str=True).parameters
+    except NameError:  # an annotation naming what only a type checker imports
+        parameters = inspect.signature(build).parameters
+    declared = {
+        name: (p.annotation, p.default)
+        for name, p in parameters.items()
+        if name not in HARNESS_ARGUMENTS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    }
+    if settings is not None:
+        hints = typing.get_type_hints(settings)
+        for item in dataclasses.fields(settings):
+            declared.setdefault(item.name, (hints.get(item.name, item.type), _field_default(item)))
+    return declared
+
+
 def register_preset(name: str, **entry) -> Callable[[Callable], Callable]:
     """Decorator registering a preset function under `name` with the `Preset` fields
-    `entry`. Registering another function under a taken name is a ValueError. The preset
-    returned refuses settings out of range before building (`models.hyperparameters`)."""
+    `entry`. Registering another function under a taken name is a ValueError, and so is a
+    `settings` class that is not a dataclass or a function without `**kwargs` to take its
+    fields. The preset returned refuses settings out of range before building
+    (`models.hyperparameters`)."""
 
     def decorate(build: Callable) -> Callable:
         known = _PRESETS.get(name)
         if known is not None and known.build.__qualname__ != build.__qualname__:
             raise ValueError(f"preset {name!r} is already registered by {known.build.__module__}")
+        settings = entry.get("settings")
+        if settings is not None and not (
+            dataclasses.is_dataclass(settings) and isinstance(settings, type)
+        ):
+            raise ValueError(f"preset {name!r}: settings must be a dataclass, got {settings!r}")
+        if settings is not None and not _var_keyword(build):
+            raise ValueError(
+                f"preset {name!r}: a settings dataclass needs **kwargs in {build.__qualname__}"
+            )
         colour = entry.get("colour")
         owner = next((p.name for p in _PRESETS.values()
                       if p.name != name and p.colour and colour
@@ -71,7 +137,9 @@ def register_preset(name: str, **entry) -> Callable[[Callable], Callable]:
                 f"preset {name!r}: colour {colour} is already taken by preset {owner!r}; leave "
                 "`colour` out to be given a free one (python -m models.registry lists them)"
             )
-        checked = checked_preset(build, entry.get("divides", ()))
+        checked = checked_preset(
+            build, declared_settings(build, settings), entry.get("divides", ())
+        )
         _PRESETS[name] = Preset(name, checked, **entry)
         return checked
 
@@ -103,6 +171,20 @@ def get_preset(name: str) -> Preset:
     if name not in known:
         raise KeyError(f"no preset {name!r}; registered: {', '.join(known)}")
     return known[name]
+
+
+def preset_settings(name: str) -> dict[str, tuple]:
+    """`{setting: (annotation, default)}` of the registered preset `name`
+    (`declared_settings`): what its YAML may set under `model.net`, and the defaults a run
+    that leaves a setting out was built with. KeyError for an unknown preset."""
+    preset = get_preset(name)
+    return declared_settings(preset.build, preset.settings)
+
+
+def preset_of(build: object) -> Preset | None:
+    """The registered preset whose function is `build` (the object a `_target_` names),
+    or None."""
+    return next((preset for preset in _PRESETS.values() if preset.build is build), None)
 
 
 def preset_colours() -> dict[str, str]:

@@ -3,7 +3,6 @@ from the conf/ablation/ files it names (`benchmark.report.ablation_studies`)."""
 
 from __future__ import annotations
 
-import inspect
 import shutil
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from benchmark.report.ablation_studies import (
     read_variant,
 )
 from benchmark.report.ablations import level_value
-from models.registry import get_preset
+from models.registry import preset_settings
 
 ABLATION_FILES = sorted(path.stem for path in (CONF_DIR / "ablation").glob("*.yaml"))
 
@@ -49,8 +48,8 @@ def test_each_study_refers_to_existing_presets_that_take_its_key(study):
     for preset in study.presets:
         assert (CONF_DIR / "model" / f"{preset}.yaml").is_file(), preset
         if study.key is not None and study.key.startswith("model.net."):
-            parameters = inspect.signature(get_preset(preset).build).parameters
-            assert study.key.removeprefix("model.net.") in parameters, (preset, study.key)
+            settings = preset_settings(preset)
+            assert study.key.removeprefix("model.net.") in settings, (preset, study.key)
         elif study.key is not None:  # a key of the run config (data, selection, schedule)
             cfg = compose_config(["dataset=synthetic", f"model={preset}"])
             assert study.key in OPTIONAL_KEYS or OmegaConf.select(cfg, study.key) is not None

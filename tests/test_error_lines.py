@@ -220,6 +220,35 @@ def test_model_settings_out_of_range_name_the_full_key(overrides: list[str], mes
     assert refused(overrides) == [message]
 
 
+@pytest.mark.parametrize(("overrides", "message"), [
+    (["model=attordernet", "model.net.pointer_keys=3"],
+     "model.net.pointer_keys: expected a string, got 3"),
+    (["model=attordernet", "model.net.paragraph_positions=maybe"],
+     "model.net.paragraph_positions: expected true or false, got 'maybe'"),
+    (["model=han", "model.net.word_attention=null"],
+     "model.net.word_attention: expected true or false, got None"),
+    (["model=bow_position", "model.net.l2=small"], "model.net.l2: expected a number, got 'small'"),
+    (["model=minilm_finetune", "model.net.encoder=7"],
+     "model.net.encoder: expected a string or null, got 7"),
+])
+def test_model_settings_of_another_type_than_declared_name_the_full_key(
+    overrides: list[str], message: str
+):
+    """Types come from the preset's declaration (`models.registry.preset_settings`)."""
+    assert refused(overrides) == [message]
+
+
+def test_a_model_target_that_is_no_registered_preset_is_one_line(launch):
+    [line] = refused(["model.net._target_=torch.nn.Identity"])
+    assert line.startswith("model.net._target_: 'torch.nn.Identity' is not a registered preset")
+    assert line.endswith("registered: attordernet, attordernet_att, attordernet_cnn, bow_position, "
+                         "cnn_ptrnet, han, lstm_ptrnet, minilm_finetune, minilm_ptrnet, "
+                         "overlap_chain, pairwise_tsort, random")
+    status, stderr = launch("dataset=synthetic", "+experiment=tiny",
+                            "model.net._target_=torch.nn.Identity")
+    assert status == 2 and error_lines(stderr) == [f"error: {line}"]
+
+
 def test_model_settings_in_range_pass():
     check(["model.net.dropout=0.0", "+model.net.attention_dim=null"])
     check(["model=han", "model.net.heads=8"])

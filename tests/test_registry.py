@@ -1,5 +1,6 @@
 """The preset registry (models/registry.py) and the layering of the packages: every list
-of presets is the registry's, a new model is one code file + one YAML (the example of
+of presets is the registry's, the harness builds only registered presets and reads their
+settings from it, a new model is one code file + one YAML (the example of
 docs/models.md, run as written, with and without noise), and models/ imports nothing from
 benchmark/ or data/."""
 
@@ -15,7 +16,6 @@ from pathlib import Path
 
 import pytest
 import torch
-import yaml
 from fixtures_sweep import run_dir_of
 
 from models.noise.noise_wrapper import NoiseWrapper
@@ -52,19 +52,61 @@ def test_models_import_nothing_from_benchmark_or_data():
     assert {path: names for path, names in offenders.items() if names} == {}
 
 
-def test_every_model_config_names_a_registered_preset_and_back():
-    """conf/model/*.yaml <-> the registry: no preset without a config, none unregistered."""
-    targets = {}
-    for path in sorted((ROOT / "conf" / "model").glob("*.yaml")):
-        config = yaml.safe_load(path.read_text(encoding="utf-8"))
-        targets[config["name"]] = config["net"]["_target_"]
-    assert set(targets) == set(path.stem for path in (ROOT / "conf" / "model").glob("*.yaml"))
-    registered = presets()
-    assert set(targets) == set(registered)
-    for name, target in targets.items():
-        module, function = target.rsplit(".", 1)
-        preset = registered[name]
-        assert getattr(sys.modules[module], function) is preset.build, name
+def test_the_harness_builds_only_registered_presets():
+    """`model.net._target_` must name a registered preset: the config check refuses any other
+    callable (naming the key and the registered presets) and so does the builder."""
+    from benchmark.config.checks import ConfigError, check_config, model_problems
+    from benchmark.config.compose import compose_config
+    from benchmark.run.model_builder import build_net
+
+    for target in ("torch.nn.Identity", "models.nowhere.preset", "models.presets.word_vectors"):
+        cfg = compose_config(["dataset=synthetic", f"model.net._target_={target}"])
+        [line] = model_problems(cfg)
+        assert line.startswith(f"model.net._target_: {target!r} is not a registered preset")
+        assert line.endswith(f"registered: {', '.join(sorted(preset_names()))}")
+        with pytest.raises(ConfigError, match="is not a registered preset"):
+            check_config(cfg)
+        with pytest.raises(ConfigError, match="is not a registered preset"):
+            build_net(cfg, 30, None)
+    for path in sorted((ROOT / "conf" / "model").glob("*.yaml")):  # every shipped config
+        assert model_problems(compose_config(["dataset=synthetic", f"model={path.stem}"])) == []
+
+
+def test_a_family_s_settings_are_declared_once():
+    """The ATTOrderNet variants take the fields of `AttOrderNetSettings` through `**shared`;
+    the registry lists them with their annotations and defaults after the variant's own
+    arguments (a variant's own default first), and the functions' signatures are their own."""
+    import inspect
+    from dataclasses import fields
+
+    from models.presets.attordernet import AttOrderNetSettings
+    from models.registry import NO_DEFAULT, preset_settings
+
+    shared = {f.name: (f.type, f.default) for f in fields(AttOrderNetSettings)}
+    for name in ("attordernet", "attordernet_att", "attordernet_cnn"):
+        declared = preset_settings(name)
+        assert {k: declared[k] for k in shared} == shared, name
+        assert "**shared" in str(inspect.signature(get_preset(name).build)), name
+    minilm = preset_settings("minilm_ptrnet")
+    assert minilm["hidden_dim"] == (int, 384) and minilm["heads"] == (int, 8)
+    assert list(minilm)[:3] == ["hidden_dim", "minilm_batch_size", "minilm_store"]
+    assert preset_settings("lstm_ptrnet")["word_dropout"] == (float | None, None)
+    assert preset_settings("random") == {"seed": (int, 0)}
+    assert "vocab_size" not in preset_settings("pairwise_tsort")
+    assert preset_settings("overlap_chain")["skip_top"] == (int, 100)
+    assert get_preset("random").takes("anything")  # a baseline ignoring other settings
+    assert not get_preset("attordernet").takes("anything")
+    assert get_preset("attordernet").takes("ff_dim") and get_preset("han").takes("vocab_size")
+    assert NO_DEFAULT is inspect.Parameter.empty
+
+
+def test_a_settings_class_must_be_a_dataclass_taken_through_kwargs(restored_registry):
+    from models.presets.attordernet import AttOrderNetSettings
+
+    with pytest.raises(ValueError, match="settings must be a dataclass"):
+        register_preset("no_dataclass", settings=dict)(lambda vocab_size, **shared: None)
+    with pytest.raises(ValueError, match=r"needs \*\*kwargs"):
+        register_preset("no_kwargs", settings=AttOrderNetSettings)(lambda vocab_size: None)
 
 
 def test_registry_entries_build_tiny_models_and_refuse_a_second_function():

@@ -6,14 +6,15 @@
   traceback somewhere in training, or after it;
 - keys added with `+` (or `++`) that nothing reads: a `+key=value` of a node that is not
   in the composed config without it (`+model.optimzer.lr=0.1`), or an argument that the
-  node's `_target_` does not take. A `+group=option` is a config group the run chose
-  (Hydra's `hydra.runtime.choices`), also one from a folder on the command line's
-  `hydra.searchpath`; that search path is handed on to the second composition
-  (`searchpath_overrides`);
+  node's `_target_` does not take (for `model.net`: not among its preset's settings). A
+  `+group=option` is a config group the run chose (Hydra's `hydra.runtime.choices`), also
+  one from a folder on the command line's `hydra.searchpath`; that search path is handed on
+  to the second composition (`searchpath_overrides`);
 - `run_setting_problems`: seeds below 2**32, a GPU trainer only where PyTorch sees a GPU,
-  `variant` one folder name, the `model.net` settings within the ranges their preset takes
-  (`models.hyperparameters`, the one place those ranges are written), the published
-  permutations' folder and the word vectors' file, all met later otherwise;
+  `variant` one folder name, `model.net._target_` a registered preset (the harness builds
+  no other: `net_preset`) and its settings of the types and within the ranges that preset
+  declares (`models.registry.preset_settings`, the ranges in `models.hyperparameters`),
+  the published permutations' folder and the word vectors' file, all met later otherwise;
 - `check_scorable_splits`: once the data is loaded, a valid or test split where no document
   can be scored (all of one sentence, left out by the trivial policy) would give NaN
   figures and select an arbitrary checkpoint.
@@ -38,6 +39,8 @@ from benchmark.config.resolvers import GPU_ACCELERATORS
 from benchmark.config.run_path import path_problems
 from benchmark.config.threads import AUTO
 from data.noise import noise_setting
+from models.hyperparameters import setting_problems
+from models.registry import Preset, preset_names, preset_of, preset_settings
 
 _ABSENT = object()
 # key: (kind, lower bound, null allowed); kinds: int, number, bool
@@ -137,11 +140,16 @@ def value_problems(cfg: DictConfig) -> list[str]:
 
 
 def _accepts(target: str, name: str) -> bool:
-    """Whether the callable `target` takes an argument `name` (or any, with **kwargs)."""
+    """Whether the callable `target` takes an argument `name` (or any, with **kwargs); a
+    registered preset takes what it declares (`models.registry.Preset.takes`)."""
     if name in _HYDRA_ARGS:
         return True
     try:
-        parameters = inspect.signature(get_object(target)).parameters
+        function = get_object(target)
+        preset = preset_of(function)
+        if preset is not None:
+            return preset.takes(name)
+        parameters = inspect.signature(function).parameters
     except (ValueError, TypeError, ImportError, AttributeError):
         return True  # nothing to check against
     return name in parameters or any(
@@ -291,24 +299,43 @@ def accelerator_problems(cfg: DictConfig) -> list[str]:
     ]
 
 
-def model_problems(cfg: DictConfig) -> list[str]:
-    """`model.net` settings out of the range its preset takes, each naming its full key
-    (`model.net.dropout`). The ranges are the preset's own (`setting_problems` of every
-    registered preset, `models.hyperparameters`); a key taking its value from another
-    (`${model.embedding_dim}`) is checked there, and only counts for what it must divide."""
-    net = _value_or_absent(cfg, "model.net")
-    target = net.get("_target_") if isinstance(net, DictConfig) else None
+def net_preset(target) -> Preset:
+    """The registered preset that `model.net._target_` names (`models.registry.preset_of`);
+    ConfigError naming the key and the registered presets for anything else."""
     try:
-        check = getattr(get_object(target), "setting_problems", None) if target else None
+        preset = preset_of(get_object(target)) if isinstance(target, str) and target else None
     except (ImportError, AttributeError, ValueError):
-        return []  # an unknown target: said when Hydra instantiates it
-    if check is None:
+        preset = None  # cannot be imported
+    if preset is None:
+        raise ConfigError(
+            f"model.net._target_: {target!r} is not a registered preset (a function "
+            f"registered with @register_preset, models/registry.py); registered: "
+            f"{', '.join(sorted(preset_names()))}"
+        )
+    return preset
+
+
+def model_problems(cfg: DictConfig) -> list[str]:
+    """`model.net._target_` that is no registered preset (`net_preset`), or `model.net`
+    settings of another type or out of the range its preset takes, each naming its full key
+    (`model.net.dropout`). Types and defaults are the preset's declaration
+    (`models.registry.preset_settings`), the ranges `models.hyperparameters`'; a key taking
+    its value from another (`${model.embedding_dim}`) is checked there, and only counts
+    for what it must divide."""
+    net = _value_or_absent(cfg, "model.net")
+    if not isinstance(net, DictConfig):
         return []
+    try:
+        preset = net_preset(_value_or_absent(cfg, "model.net._target_"))
+    except ConfigError as error:
+        return [str(error)]
     settings, copied = {}, set()
     for key in net:
         value = _value_or_absent(cfg, f"model.net.{key}")
         if key in _HYDRA_ARGS or value is _ABSENT:
             continue
+        if isinstance(value, DictConfig) and "_target_" in value:
+            continue  # an object the config instantiates (a vector store): not a plain value
         try:
             settings[key] = OmegaConf.to_container(value, resolve=True) \
                 if OmegaConf.is_config(value) else value
@@ -316,8 +343,9 @@ def model_problems(cfg: DictConfig) -> list[str]:
             continue  # said by Hydra when it instantiates the node
         if _interpolated(cfg, f"model.net.{key}"):
             copied.add(f"model.net.{key}:")
-    return [line for line in check(settings, prefix="model.net.")
-            if not line.startswith(tuple(copied))]
+    problems = setting_problems(preset_settings(preset.name), settings, preset.divides,
+                                prefix="model.net.", check_types=True)  # fmt: skip
+    return [line for line in problems if not line.startswith(tuple(copied))]
 
 
 PERMUTATION_CHOICES = ("own", "published")  # discrimination.permutations

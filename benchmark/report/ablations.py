@@ -5,8 +5,9 @@ A study either varies one config value (`key`, e.g. `model.net.num_blocks` of `h
 the HAN parameter study of Wang & Wan 2019; with several presets, each preset's values side
 by side), or compares presets that differ in one part (`key=None`, e.g. the sentence
 encoder of ATTOrderNet, Cui et al. 2018). A run's value of `key` is its resolved config
-value, or, when the config leaves it out, the default of the preset function named by
-`model.net._target_` (so a base run counts at the preset's own setting), the default of a
+value, or, when the config leaves it out, the default the preset named by
+`model.net._target_` declares (`models.registry.preset_settings`; so a base run counts at
+the preset's own setting), the default of a
 key added to the configs later (`benchmark.config.identity.ADDED_DEFAULTS`), or, for
 `model.scheduler`, `none`. A list is one level (its items joined by `+`), an object the
 config instantiates (a `_target_` node, e.g. a scheduler) is named by its class and
@@ -21,15 +22,14 @@ other variants.
 
 from __future__ import annotations
 
-import inspect
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from hydra.utils import get_method
-
+from benchmark.config.checks import ConfigError, net_preset
 from benchmark.config.identity import ADDED_DEFAULTS
 from benchmark.records.run_collection import DEFAULT_VARIANT, Run
 from benchmark.report.ablation_studies import Ablation, ablation_studies
+from models.registry import NO_DEFAULT, preset_settings
 
 NET_PREFIX = "model.net."
 ABSENT_MEANS = {"model.scheduler": "none"}  # optional keys whose absence is a setting
@@ -68,12 +68,11 @@ def _raw_factor_value(run: Run, key: str):
     if not target:
         return None
     try:
-        parameter = inspect.signature(get_method(target)).parameters.get(key[len(NET_PREFIX):])
-    except (ImportError, ValueError):  # hydra raises ImportError for an unknown target
+        preset = net_preset(target)
+    except ConfigError:  # not a registered preset
         return None
-    if parameter is None or parameter.default is inspect.Parameter.empty:
-        return None
-    return parameter.default
+    _, default = preset_settings(preset.name).get(key[len(NET_PREFIX):], (None, NO_DEFAULT))
+    return None if default is NO_DEFAULT else default
 
 
 def _sibling_keys(study: Ablation, preset: str) -> list[str]:

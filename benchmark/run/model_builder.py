@@ -1,6 +1,11 @@
 """The network of a run from its config, without Lightning: the model preset
 (`cfg.model.net`), wrapped for the noise setting when `dataset.noise` is 1 or 0/1.
 
+Only registered presets are built (`models.registry`): `model.net._target_` names the
+preset's function, found in the registry (`benchmark.config.checks.net_preset`, which the
+config check runs first); the other keys of `model.net` are its settings, objects among them
+(`_target_` nodes) instantiated by Hydra.
+
 In the noise setting every trainable model is wrapped in `models.noise.noise_wrapper`: END is
 the GO slot of Wang and Wan's released code; `noise_model.count_bias` and
 `noise_model.distractor_scorer` switch on our own mechanisms (docs/metrics.md, "Noise
@@ -13,7 +18,7 @@ import torch
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
-from benchmark.config.checks import ConfigError
+from benchmark.config.checks import ConfigError, net_preset
 from data.embeddings import pretrained_embeddings
 from data.noise import has_noise, noise_setting
 from data.vocab import UNK_ID, Vocab
@@ -61,9 +66,13 @@ def build_model(cfg: DictConfig, vocab: Vocab) -> tuple[torch.nn.Module, int]:
 
 
 def build_net(cfg: DictConfig, vocab_size: int, pretrained_embeddings) -> torch.nn.Module:
-    """The model preset, wrapped with the authors' END in the noise setting."""
-    net = instantiate(
-        cfg.model.net, vocab_size=vocab_size, pretrained_embeddings=pretrained_embeddings
+    """The registered preset `cfg.model.net` names, built with its settings, wrapped with
+    the authors' END in the noise setting; ConfigError for a `_target_` that is not a
+    registered preset."""
+    preset = net_preset(cfg.model.net.get("_target_"))
+    settings = instantiate(cfg.model.net, _partial_=True).keywords  # nested objects built
+    net = preset.build(
+        **{**settings, "vocab_size": vocab_size, "pretrained_embeddings": pretrained_embeddings}
     )
     if not has_noise(dataset_noise(cfg)) or not getattr(net, "trainable", True):
         return net

@@ -16,11 +16,27 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from data.document import Document
+from data.readers.dataset_source import DatasetSource
 from data.readers.lines import numbered_lines
 from data.readers.published import PublishedReader
 from data.splits import SPLIT_NAMES
 
 log = logging.getLogger(__name__)
+
+SOURCE = DatasetSource(
+    name="arxiv",
+    paper="Chen, Qiu & Huang 2016, Neural Sentence Ordering (arXiv:1607.06952)",
+    published=(
+        "http://nlp.fudan.edu.cn/data/ and the Google Drive folder linked from "
+        "https://github.com/FudanNLP/NeuralSentenceOrdering"
+    ),
+    layout=(
+        "train.txt, valid.txt, test.txt: documents separated by a blank line, each "
+        "two header lines followed by one sentence per line"
+    ),
+    licence="arXiv abstracts; no licence stated by the release, research use",
+    sizes={"train": 884912, "valid": 110614, "test": 110615},
+)
 
 HEADER_LINES = 2
 
@@ -61,6 +77,7 @@ class ArxivReader(PublishedReader):
     """Reads ``<path>/{train,valid,test}.txt`` (see the module docstring)."""
 
     KIND = "arxiv"
+    source = SOURCE
 
     def files(self) -> list[Path]:
         root = self.root()

@@ -57,6 +57,7 @@ import numpy as np
 from data.document import Document
 from data.duplicates import text_key
 from data.errors import DataFormatError, location
+from data.readers.dataset_source import DatasetSource
 from data.readers.published import PublishedReader
 from data.readers.published_ids import published_sentences
 from data.readers.published_perms import (
@@ -65,11 +66,35 @@ from data.readers.published_perms import (
     permutation_orders,
     scan_folder,
 )
-from data.readers.sources import SOURCES, DatasetSource
 
 log = logging.getLogger(__name__)
 
+PAPER = "Barzilay & Lapata 2008, Modeling Local Coherence: An Entity-Based Approach"
+PAGE = "Regina Barzilay's coherence data (MIT CSAIL), as used by Barzilay & Lapata 2008"
+LINES = (
+    "one article per file, one sentence per line (each line '<published id> <sentence>', the "
+    "id is stripped; in the published archive layout, <article>.perm-1 with its permuted "
+    "copies .perm-N beside it, only the .perm-1 files are articles; other folder names: "
+    "dataset.reader.train_folder / test_folder)"
+)
+ACCIDENT = DatasetSource(
+    name="accident",
+    paper=PAPER,
+    published=PAGE,
+    layout=f"train/ and test/ folders of NTSB accident reports, {LINES}",
+    licence="NTSB reports (US government); research use",
+    sizes={"train": 100, "test": 100},
+)
+EARTHQUAKE = DatasetSource(
+    name="earthquake",
+    paper=PAPER,
+    published=PAGE,
+    layout=f"train/ and test/ folders of AP earthquake articles, {LINES}",
+    licence="Associated Press articles; research use only",
+    sizes={"train": 100, "test": 99},  # Cui et al. 2018, Table 2; two are identical
+)
 CORPORA = ("accident", "earthquake")
+CORPUS_SOURCES = {source.name: source for source in (ACCIDENT, EARTHQUAKE)}
 PUBLISHED_TEST = "published_test"  # folds select checkpoints; test = the test folder
 CROSS_VALIDATION = "cross_validation"  # fold k is test, fold k + 1 valid, the rest train
 PROTOCOLS = (PUBLISHED_TEST, CROSS_VALIDATION)
@@ -148,7 +173,7 @@ class BarzilayLapataReader(PublishedReader):
 
     @property
     def source(self) -> DatasetSource:
-        return SOURCES[self.corpus]
+        return CORPUS_SOURCES[self.corpus]
 
     def _folder(self, folder: str) -> PublishedFolder:
         root = self.root()

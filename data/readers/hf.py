@@ -36,11 +36,21 @@ import datasets
 
 from data.document import Document
 from data.errors import DataFormatError
-from data.readers.sources import SOURCES
+from data.readers.dataset_source import DatasetSource
 from data.sentence_split import split_sentences
 from data.splits import SPLIT_NAMES, group_split
 
-SOURCE = SOURCES["hf"]
+SOURCE = DatasetSource(
+    name="hf",
+    paper="any dataset on the Hugging Face hub or on disk",
+    published="https://huggingface.co/datasets, or your own datasets.save_to_disk folder",
+    layout=(
+        "a folder written by Dataset(Dict).save_to_disk, a folder of data files "
+        "(json/csv/parquet), or a hub id; columns named by dataset.reader.*_column"
+    ),
+    licence="that of the dataset",
+    sizes={},
+)
 DEFAULT_SPLITS = {"train": "train", "valid": "validation", "test": "test"}
 SAVED_MARKERS = ("dataset_dict.json", "state.json")  # written by save_to_disk
 
@@ -79,6 +89,8 @@ def load(path: str, name: str | None) -> datasets.DatasetDict:
 class HFReader:
     """Reads a Hugging Face dataset with a configurable column mapping (see the module
     docstring)."""
+
+    source = SOURCE  # the facts of ``dataset=hf`` (no published sizes)
 
     def __init__(
         self,

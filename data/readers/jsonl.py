@@ -15,7 +15,7 @@ from data.document import Document
 from data.errors import DataFormatError, json_lines, location
 from data.readers.base import OptionsReader
 from data.readers.content_hash import file_sha256
-from data.readers.sources import DatasetNotFoundError
+from data.readers.dataset_source import DatasetNotFoundError
 from data.splits import SPLIT_NAMES
 
 LAYOUT = (

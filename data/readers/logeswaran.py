@@ -17,10 +17,49 @@ from pathlib import Path
 
 from data.document import Document
 from data.errors import DataFormatError, location
+from data.readers.dataset_source import DatasetSource
 from data.readers.lines import nonblank_lines, read_sentence_file
 from data.readers.published import PublishedReader
-from data.readers.sources import SOURCES, DatasetSource
 from data.splits import SPLIT_NAMES
+
+PAPER = "Logeswaran, Lee & Radev 2018, Sentence Ordering and Coherence Modeling using RNNs"
+ON_REQUEST = "on request from the authors of Logeswaran et al. 2018 (no public download)"
+NIPS = DatasetSource(
+    name="nips",
+    paper=PAPER,
+    published=ON_REQUEST,
+    layout=(
+        "split/2013le_papers, split/2014_papers, split/2015_papers (train/valid/test: "
+        "one document name per line) and txt_tokenized/a<name>.txt (one sentence "
+        "per line)"
+    ),
+    licence="NIPS proceedings abstracts; research use, terms of the authors",
+    sizes={"train": 2448, "valid": 409, "test": 402},
+    options="dataset.reader.layout=logeswaran",  # dataset=nips reads two layouts (nips.py)
+)
+AAN = DatasetSource(
+    name="aan",
+    paper=PAPER,
+    published=ON_REQUEST,
+    layout=(
+        "split/train, split/valid, split/test (one document name per line) and "
+        "txt_tokenized/<name> (one sentence per line)"
+    ),
+    licence="ACL Anthology Network abstracts; research use, terms of the authors",
+    sizes={"train": 8569, "valid": 962, "test": 2626},
+)
+NSF = DatasetSource(
+    name="nsf",
+    paper=PAPER,
+    published=ON_REQUEST,
+    layout=(
+        "split/train, split/valid, split/test (one document name per line) and "
+        "txt_tokenized/<name> (one sentence per line)"
+    ),
+    licence="NSF Research Award Abstracts 1990-2003 (UCI); research use",
+    sizes={"train": 96070, "valid": 10185, "test": 21580},
+)
+CORPUS_SOURCES = {source.name: source for source in (NIPS, AAN, NSF)}  # corpus -> its facts
 
 
 @dataclass(frozen=True)
@@ -53,7 +92,7 @@ class LogeswaranReader(PublishedReader):
 
     @property
     def source(self) -> DatasetSource:
-        return SOURCES[self.corpus]
+        return CORPUS_SOURCES[self.corpus]
 
     def _listings(self) -> dict[str, Path]:
         root = self.root()

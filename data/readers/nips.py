@@ -10,11 +10,12 @@ the reader of ``dataset=nips``:
 ``layout: auto`` (default) reads the layout whose files are in the folder and refuses, in
 one line naming both layouts, a folder holding neither or both; ``layout: logeswaran`` or
 ``nseg`` reads that one only. ``resolved_layout()`` says which was read (the datacard and
-the run record's data stats show it), and ``source`` is that layout's row of
-``data.readers.sources`` (its published sizes). The dataset name stays ``nips`` either
-way, so both layouts share the permutation seed name (their ids differ: listed names
-against ``<split>-<line>``). The fingerprint is the chosen layout's reader's, so the
-processed cache of a ``logeswaran`` folder is the one it had before this reader existed.
+the run record's data stats show it), and ``source`` is that layout's facts (its published
+sizes), declared by its reader's module (``logeswaran.NIPS``, ``nseg.SOURCE``). The
+dataset name stays ``nips`` either way, so both layouts share the permutation seed name
+(their ids differ: listed names against ``<split>-<line>``). The fingerprint is the chosen
+layout's reader's, so the processed cache of a ``logeswaran`` folder is the one it had
+before this reader existed.
 """
 
 from __future__ import annotations
@@ -23,22 +24,23 @@ from pathlib import Path
 
 from data.document import Document
 from data.readers.base import OptionsReader
+from data.readers.dataset_source import DatasetNotFoundError, DatasetSource
 from data.readers.logeswaran import LAYOUTS as LOGESWARAN_LAYOUTS
-from data.readers.logeswaran import LogeswaranReader
+from data.readers.logeswaran import NIPS, LogeswaranReader
 from data.readers.nseg import SEPARATOR, NsegReader
+from data.readers.nseg import SOURCE as NSEG
 from data.readers.published import PublishedReader
-from data.readers.sources import SOURCES, DatasetNotFoundError, DatasetSource
 
 LAYOUTS = ("logeswaran", "nseg")
-LAYOUT_SOURCES = {"logeswaran": "nips", "nseg": "nips_nseg"}  # layout -> SOURCES row
+LAYOUT_SOURCES = {"logeswaran": NIPS, "nseg": NSEG}  # layout -> its dataset's facts
 
 
 def layouts_message(problem: str) -> str:
     """One line: ``problem`` and both expected layouts, where each is published and the
     option that picks one."""
     expected = "; ".join(
-        f"{layout}: {SOURCES[name].layout}, published: {SOURCES[name].published}"
-        for layout, name in LAYOUT_SOURCES.items()
+        f"{layout}: {source.layout}, published: {source.published}"
+        for layout, source in LAYOUT_SOURCES.items()
     )
     return (
         f"nips: {problem}; expected one of two layouts under dataset.path -- {expected}; "
@@ -105,7 +107,7 @@ class NipsReader(OptionsReader):
 
     @property
     def source(self) -> DatasetSource:
-        return SOURCES[LAYOUT_SOURCES[self.resolved_layout()]]
+        return LAYOUT_SOURCES[self.resolved_layout()]
 
     def files(self) -> list[Path]:
         return self.reader().files()

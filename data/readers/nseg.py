@@ -31,9 +31,27 @@ from pathlib import Path
 
 from data.document import Document
 from data.errors import DataFormatError, location
+from data.readers.dataset_source import DatasetSource
 from data.readers.lines import numbered_lines
 from data.readers.published import PublishedReader
 from data.splits import SPLIT_NAMES
+
+SOURCE = DatasetSource(
+    name="nips_nseg",
+    paper=(
+        "Yin et al. 2019, Graph-based Neural Sentence Ordering (IJCAI); the NIPS "
+        "abstracts of Logeswaran et al. 2018 as distributed with that code"
+    ),
+    published="https://github.com/DeepLearnXMU/NSEG (folder nips/)",
+    layout=(
+        "train.lower, val.lower, test.lower (one abstract per line, sentences joined "
+        "by ' <eos> '; train.eg, val.eg, test.eg beside them are not read)"
+    ),
+    licence="NIPS proceedings abstracts; research use, terms of the authors",
+    sizes={"train": 2427, "valid": 408, "test": 377},
+    config="nips",  # read by dataset=nips (data.readers.nips), with the option below
+    options="dataset.reader.layout=nseg",
+)
 
 SEPARATOR = "<eos>"
 SPLIT_FILES = {"train": "train.lower", "valid": "val.lower", "test": "test.lower"}
@@ -98,6 +116,7 @@ class NsegReader(PublishedReader):
     (ignored, default) or split -> side file name (see the module docstring)."""
 
     KIND = "nips_nseg"
+    source = SOURCE
 
     def __init__(
         self,

@@ -6,23 +6,23 @@ from pathlib import Path
 
 from data.readers.base import OptionsReader
 from data.readers.content_hash import files_sha256
-from data.readers.sources import SOURCES, DatasetSource
+from data.readers.dataset_source import DatasetSource
 
 
 class PublishedReader(OptionsReader):
-    """A reader with a ``path`` option and a row in ``data.readers.sources.SOURCES``.
+    """A reader with a ``path`` option and the facts of its dataset, ``source``: the
+    ``DatasetSource`` its module declares (``data.readers.dataset_source``).
 
-    Subclasses implement ``files()`` (every file ``read_splits()`` reads, in a fixed order;
-    missing ones raise ``self.source.not_found``). The fingerprint is the options other
-    than ``path`` plus a hash of those files, so a moved dataset keeps its cache entry.
+    Subclasses set ``source`` (a class attribute, or a property for a reader of several
+    datasets) and implement ``files()`` (every file ``read_splits()`` reads, in a fixed
+    order; missing ones raise ``self.source.not_found``). The fingerprint is the options
+    other than ``path`` plus a hash of those files, so a moved dataset keeps its cache entry.
     """
+
+    source: DatasetSource
 
     def __init__(self, path: str | None) -> None:
         self.path = None if path is None else str(path)
-
-    @property
-    def source(self) -> DatasetSource:
-        return SOURCES[self.KIND]
 
     def root(self) -> Path:
         """``path`` as an existing folder, or the error naming the expected layout."""

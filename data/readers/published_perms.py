@@ -15,7 +15,7 @@ from pathlib import Path
 
 from data.document import Document
 from data.errors import DataFormatError, location
-from data.readers.sources import DatasetSource
+from data.readers.dataset_source import DatasetSource
 
 PERM_NAME = re.compile(r"^(?P<article>.+)\.perm-(?P<n>\d+)(?P<tail>.*)$")
 

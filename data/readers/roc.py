@@ -22,8 +22,25 @@ import numpy as np
 
 from data.document import Document
 from data.errors import DataFormatError, location
+from data.readers.dataset_source import DatasetSource
 from data.readers.published import PublishedReader
 from data.splits import SPLIT_NAMES
+
+SOURCE = DatasetSource(
+    name="roc",
+    paper=(
+        "Mostafazadeh et al. 2016, A Corpus and Evaluation Framework for Deeper "
+        "Understanding of Commonsense Stories (NAACL); split of Wang & Wan 2019"
+    ),
+    published="https://cs.rochester.edu/nlp/rocstories/ (free, request form)",
+    layout=(
+        "*.csv with columns storyid, storytitle, sentence1..sentence5 (the spring "
+        "2016 and winter 2017 releases), or train.csv/valid.csv/test.csv with "
+        "dataset.reader.split_files"
+    ),
+    licence="free for research, terms of the request form",
+    sizes={"train": 78529, "valid": 9816, "test": 9817},
+)
 
 SENTENCE_COLUMNS = tuple(f"sentence{k}" for k in range(1, 6))
 COLUMNS = ("storyid", "storytitle", *SENTENCE_COLUMNS)
@@ -82,6 +99,7 @@ class RocReader(PublishedReader):
     split of the pooled CSVs, or a mapping split -> file name (see the module docstring)."""
 
     KIND = "roc"
+    source = SOURCE
 
     def __init__(
         self, path: str | None, split_files: dict[str, str] | None = None, split_seed: int = 0

@@ -26,8 +26,24 @@ from pathlib import Path
 from data.document import Document
 from data.errors import DataFormatError
 from data.readers.arxiv import read_documents
+from data.readers.dataset_source import DatasetSource
 from data.readers.published import PublishedReader
 from data.splits import SPLIT_NAMES
+
+SOURCE = DatasetSource(
+    name="sind",
+    paper="Huang et al. 2016, Visual Storytelling (NAACL); SIND = VIST stories",
+    published=(
+        "https://visionandlanguage.net/VIST/dataset.html (the Stories of "
+        "Images-in-Sequence annotations)"
+    ),
+    layout=(
+        "train.story-in-sequence.json, val.story-in-sequence.json, "
+        "test.story-in-sequence.json (directly or in sis/)"
+    ),
+    licence="VIST annotations, terms on the VIST page (Flickr images not needed)",
+    sizes={"train": 40155, "valid": 4990, "test": 5055},
+)
 
 FILES = {"train": "train", "valid": "val", "test": "test"}
 SUFFIX = ".story-in-sequence.json"
@@ -92,6 +108,7 @@ class SindReader(PublishedReader):
     (the JSON files, default) or ``arxiv`` (see the module docstring)."""
 
     KIND = "sind"
+    source = SOURCE
 
     def __init__(
         self, path: str | None, text_field: str = "original_text", layout: str = "vist"

@@ -1,202 +1,72 @@
-"""Where each published dataset comes from and how it must be laid out on disk: one
-``DatasetSource`` row per dataset, the single place for these facts. Readers raise
-``source.not_found(problem)`` for missing or mis-laid data; ``benchmark.datacard`` prints
-the published split sizes next to the measured ones; ``docs/datasets.md`` is their long form.
+"""Every published dataset's facts, collected from the reader modules that declare them.
+
+A dataset is one reader module in ``data/readers/`` and one YAML in ``conf/dataset/``; the
+module declares its dataset's facts beside its code, as a module-level
+``DatasetSource`` (``data.readers.dataset_source``: layout, where it is published, licence,
+published split sizes), and its reader's ``source`` is that row. ``SOURCES`` gathers every
+module-level ``DatasetSource`` of the modules of ``data.readers`` by name, on first use (so
+importing this module reads no reader); two different rows with one name are an error.
+A reader from outside the package is read through its own ``source`` (the datacard asks
+the reader first).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+import pkgutil
+from collections.abc import Iterator, Mapping
+
+from data.readers.dataset_source import DatasetNotFoundError, DatasetSource
+
+__all__ = ["SOURCES", "DatasetNotFoundError", "DatasetSource", "declared_sources"]
 
 
-class DatasetNotFoundError(FileNotFoundError):
-    """A dataset is missing or not laid out as published; the message says what to fetch,
-    from where, and where to put it."""
+def declared_sources() -> dict[str, DatasetSource]:
+    """``{name: row}`` of every module-level ``DatasetSource`` in the modules of
+    ``data.readers``, modules by name, rows in declaration order; ValueError naming both
+    modules when two different rows share a name."""
+    import data.readers
+
+    rows: dict[str, DatasetSource] = {}
+    where: dict[str, str] = {}
+    for info in sorted(pkgutil.iter_modules(data.readers.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"data.readers.{info.name}")
+        for value in vars(module).values():
+            if not isinstance(value, DatasetSource):
+                continue
+            known = rows.get(value.name)
+            if known is not None and known != value:
+                raise ValueError(
+                    f"dataset {value.name!r} is declared twice: in {where[value.name]} and "
+                    f"in {module.__name__}"
+                )
+            if known is None:
+                rows[value.name], where[value.name] = value, module.__name__
+    return rows
 
 
-@dataclass(frozen=True)
-class DatasetSource:
-    """Facts about one published dataset.
+class _Collected(Mapping):
+    """The rows of ``declared_sources()``, collected once, on first use."""
 
-    ``layout`` is relative to ``dataset.path``; ``sizes`` are the split sizes (documents)
-    reported by the papers that define the benchmark version of the dataset; a dataset
-    published without a validation split lists none, and its ``train`` then covers our
-    train + valid (the validation split is cut from the published training set).
+    def __init__(self) -> None:
+        self._rows: dict[str, DatasetSource] | None = None
 
-    A row is read by ``dataset=<name>`` unless ``config`` names another dataset config
-    (one config reading several published layouts of one corpus); ``options`` are the
-    overrides that select this row's layout in that config (e.g.
-    ``dataset.reader.layout=nseg``).
-    """
+    def _collected(self) -> dict[str, DatasetSource]:
+        if self._rows is None:
+            self._rows = declared_sources()
+        return self._rows
 
-    name: str
-    paper: str
-    published: str
-    layout: str
-    licence: str
-    sizes: dict[str, int]
-    config: str = ""
-    options: str = ""
+    def __getitem__(self, name: str) -> DatasetSource:
+        return self._collected()[name]
 
-    @property
-    def dataset(self) -> str:
-        """The ``dataset=`` config that reads this row's data."""
-        return self.config or self.name
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._collected())
 
-    def run_with(self) -> str:
-        """The overrides that read this dataset from a folder."""
-        options = f" {self.options}" if self.options else ""
-        return f"dataset={self.dataset}{options} dataset.path=/path/to/{self.name}"
+    def __len__(self) -> int:
+        return len(self._collected())
 
-    def not_found(self, problem: str) -> DatasetNotFoundError:
-        return DatasetNotFoundError(
-            f"{self.name}: {problem}\n"
-            f"  expected layout under dataset.path: {self.layout}\n"
-            f"  published: {self.published} ({self.paper})\n"
-            f"  then run with {self.run_with()}"
-        )
+    def __repr__(self) -> str:
+        return f"SOURCES({', '.join(self)})"
 
 
-_LOGESWARAN = "Logeswaran, Lee & Radev 2018, Sentence Ordering and Coherence Modeling using RNNs"
-_ON_REQUEST = "on request from the authors of Logeswaran et al. 2018 (no public download)"
-_BARZILAY = "Barzilay & Lapata 2008, Modeling Local Coherence: An Entity-Based Approach"
-_BARZILAY_PAGE = "Regina Barzilay's coherence data (MIT CSAIL), as used by Barzilay & Lapata 2008"
-_ONE_SENTENCE_PER_LINE = "one article per file, one sentence per line"
-_BARZILAY_LINES = (
-    "(each line '<published id> <sentence>', the id is stripped; in the published archive "
-    "layout, <article>.perm-1 with its permuted copies .perm-N beside it, only the .perm-1 "
-    "files are articles; other folder names: dataset.reader.train_folder / test_folder)"
-)
-
-SOURCES: dict[str, DatasetSource] = {
-    source.name: source
-    for source in (
-        DatasetSource(
-            name="nips",
-            paper=_LOGESWARAN,
-            published=_ON_REQUEST,
-            layout=(
-                "split/2013le_papers, split/2014_papers, split/2015_papers (train/valid/test: "
-                "one document name per line) and txt_tokenized/a<name>.txt (one sentence "
-                "per line)"
-            ),
-            licence="NIPS proceedings abstracts; research use, terms of the authors",
-            sizes={"train": 2448, "valid": 409, "test": 402},
-            options="dataset.reader.layout=logeswaran",
-        ),
-        DatasetSource(
-            name="nips_nseg",
-            paper=(
-                "Yin et al. 2019, Graph-based Neural Sentence Ordering (IJCAI); the NIPS "
-                "abstracts of Logeswaran et al. 2018 as distributed with that code"
-            ),
-            published="https://github.com/DeepLearnXMU/NSEG (folder nips/)",
-            layout=(
-                "train.lower, val.lower, test.lower (one abstract per line, sentences joined "
-                "by ' <eos> '; train.eg, val.eg, test.eg beside them are not read)"
-            ),
-            licence="NIPS proceedings abstracts; research use, terms of the authors",
-            sizes={"train": 2427, "valid": 408, "test": 377},
-            config="nips",
-            options="dataset.reader.layout=nseg",
-        ),
-        DatasetSource(
-            name="aan",
-            paper=_LOGESWARAN,
-            published=_ON_REQUEST,
-            layout=(
-                "split/train, split/valid, split/test (one document name per line) and "
-                "txt_tokenized/<name> (one sentence per line)"
-            ),
-            licence="ACL Anthology Network abstracts; research use, terms of the authors",
-            sizes={"train": 8569, "valid": 962, "test": 2626},
-        ),
-        DatasetSource(
-            name="nsf",
-            paper=_LOGESWARAN,
-            published=_ON_REQUEST,
-            layout=(
-                "split/train, split/valid, split/test (one document name per line) and "
-                "txt_tokenized/<name> (one sentence per line)"
-            ),
-            licence="NSF Research Award Abstracts 1990-2003 (UCI); research use",
-            sizes={"train": 96070, "valid": 10185, "test": 21580},
-        ),
-        DatasetSource(
-            name="arxiv",
-            paper="Chen, Qiu & Huang 2016, Neural Sentence Ordering (arXiv:1607.06952)",
-            published=(
-                "http://nlp.fudan.edu.cn/data/ and the Google Drive folder linked from "
-                "https://github.com/FudanNLP/NeuralSentenceOrdering"
-            ),
-            layout=(
-                "train.txt, valid.txt, test.txt: documents separated by a blank line, each "
-                "two header lines followed by one sentence per line"
-            ),
-            licence="arXiv abstracts; no licence stated by the release, research use",
-            sizes={"train": 884912, "valid": 110614, "test": 110615},
-        ),
-        DatasetSource(
-            name="sind",
-            paper="Huang et al. 2016, Visual Storytelling (NAACL); SIND = VIST stories",
-            published=(
-                "https://visionandlanguage.net/VIST/dataset.html (the Stories of "
-                "Images-in-Sequence annotations)"
-            ),
-            layout=(
-                "train.story-in-sequence.json, val.story-in-sequence.json, "
-                "test.story-in-sequence.json (directly or in sis/)"
-            ),
-            licence="VIST annotations, terms on the VIST page (Flickr images not needed)",
-            sizes={"train": 40155, "valid": 4990, "test": 5055},
-        ),
-        DatasetSource(
-            name="roc",
-            paper=(
-                "Mostafazadeh et al. 2016, A Corpus and Evaluation Framework for Deeper "
-                "Understanding of Commonsense Stories (NAACL); split of Wang & Wan 2019"
-            ),
-            published="https://cs.rochester.edu/nlp/rocstories/ (free, request form)",
-            layout=(
-                "*.csv with columns storyid, storytitle, sentence1..sentence5 (the spring "
-                "2016 and winter 2017 releases), or train.csv/valid.csv/test.csv with "
-                "dataset.reader.split_files"
-            ),
-            licence="free for research, terms of the request form",
-            sizes={"train": 78529, "valid": 9816, "test": 9817},
-        ),
-        DatasetSource(
-            name="accident",
-            paper=_BARZILAY,
-            published=_BARZILAY_PAGE,
-            layout=(
-                f"train/ and test/ folders of NTSB accident reports, {_ONE_SENTENCE_PER_LINE} "
-                f"{_BARZILAY_LINES}"
-            ),
-            licence="NTSB reports (US government); research use",
-            sizes={"train": 100, "test": 100},
-        ),
-        DatasetSource(
-            name="earthquake",
-            paper=_BARZILAY,
-            published=_BARZILAY_PAGE,
-            layout=(
-                f"train/ and test/ folders of AP earthquake articles, {_ONE_SENTENCE_PER_LINE} "
-                f"{_BARZILAY_LINES}"
-            ),
-            licence="Associated Press articles; research use only",
-            sizes={"train": 100, "test": 99},  # Cui et al. 2018, Table 2; two are identical
-        ),
-        DatasetSource(
-            name="hf",
-            paper="any dataset on the Hugging Face hub or on disk",
-            published="https://huggingface.co/datasets, or your own datasets.save_to_disk folder",
-            layout=(
-                "a folder written by Dataset(Dict).save_to_disk, a folder of data files "
-                "(json/csv/parquet), or a hub id; columns named by dataset.reader.*_column"
-            ),
-            licence="that of the dataset",
-            sizes={},
-        ),
-    )
-}
+SOURCES: Mapping[str, DatasetSource] = _Collected()

@@ -3,11 +3,11 @@ Network" (EMNLP), with its three sentence encoders (BiLSTM, self-attention, CNN)
 
 The variants differ in the sentence encoder only; what they share (self-attention
 paragraph encoder, LSTM pointer decoder and their settings) is `AttOrderNetSettings`,
-whose fields every variant takes as keyword arguments."""
+whose fields every variant takes as keyword arguments (`**shared`); each registers it
+(`settings=AttOrderNetSettings`), so the registry lists those fields among the variant's
+settings (`models.registry.preset_settings`)."""
 
-import inspect
-from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from torch import Tensor
 
@@ -73,24 +73,6 @@ class AttOrderNetSettings:
         return OrderingModel(sentence_encoder, paragraph_encoder, decoder, embedding)
 
 
-def takes_settings(function: Callable) -> Callable:
-    """Decorator: the signature of `function` lists the fields of `AttOrderNetSettings` in
-    place of its `**shared`, so tools reading a preset's defaults (`inspect.signature`,
-    `benchmark.report.ablations`) see them."""
-    signature = inspect.signature(function)
-    own = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
-    names = {p.name for p in own}
-    shared = [
-        inspect.Parameter(
-            f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=f.type
-        )
-        for f in fields(AttOrderNetSettings)
-        if f.name not in names
-    ]
-    function.__signature__ = signature.replace(parameters=own + shared)
-    return function
-
-
 @register_preset(
     "attordernet",
     tiny=dict(embedding_dim=8, sentence_hidden_dim=6) | TINY,
@@ -99,8 +81,8 @@ def takes_settings(function: Callable) -> Callable:
     colour="#2ca02c",
     order_free=True,
     divides=HEADS_DIVIDE,
+    settings=AttOrderNetSettings,
 )
-@takes_settings
 def attordernet(
     vocab_size: int,
     pretrained_embeddings: Tensor | None = None,
@@ -140,8 +122,8 @@ def attordernet(
     colour="#d62728",
     order_free=True,
     divides=(*HEADS_DIVIDE, ("sentence_heads", "embedding_dim")),
+    settings=AttOrderNetSettings,
 )
-@takes_settings
 def attordernet_att(
     vocab_size: int,
     pretrained_embeddings: Tensor | None = None,
@@ -177,8 +159,8 @@ def attordernet_att(
     colour="#9467bd",
     order_free=True,
     divides=HEADS_DIVIDE,
+    settings=AttOrderNetSettings,
 )
-@takes_settings
 def attordernet_cnn(
     vocab_size: int,
     pretrained_embeddings: Tensor | None = None,

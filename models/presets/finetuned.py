@@ -7,7 +7,7 @@ from torch import Tensor
 from models.blocks.sentence_minilm import VectorStores
 from models.blocks.sentence_transformer_finetuned import FineTunedSentenceEncoder
 from models.ordering_model import OrderingModel
-from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings, takes_settings
+from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings
 from models.registry import register_preset
 
 
@@ -17,8 +17,8 @@ from models.registry import register_preset
     colour="#17becf",
     order_free=True,
     divides=HEADS_DIVIDE,
+    settings=AttOrderNetSettings,
 )
-@takes_settings
 def minilm_finetune(
     vocab_size: int | None = None,  # unused: the encoder has its own sub-word vocabulary
     pretrained_embeddings: Tensor | None = None,  # unused, as vocab_size

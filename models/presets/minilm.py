@@ -5,7 +5,7 @@ from torch import Tensor
 
 from models.blocks.sentence_minilm import MiniLMSentenceEncoder, VectorStores
 from models.ordering_model import OrderingModel
-from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings, takes_settings
+from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings
 from models.registry import register_preset
 
 
@@ -17,8 +17,8 @@ from models.registry import register_preset
     colour="#e377c2",
     order_free=True,
     divides=HEADS_DIVIDE,
+    settings=AttOrderNetSettings,
 )
-@takes_settings
 def minilm_ptrnet(
     vocab_size: int | None = None,  # unused: MiniLM has its own WordPiece vocabulary
     pretrained_embeddings: Tensor | None = None,  # unused, as vocab_size
