@@ -112,7 +112,7 @@ def _mean(values: Sequence[float]) -> float:
     return float(np.mean(values)) if len(values) else math.nan
 
 
-def _docs_interval(runs: Sequence[Run], metric: str) -> tuple[float, float]:
+def docs_interval(runs: Sequence[Run], metric: str) -> tuple[float, float]:
     """The runs' bootstrap intervals over documents for `metric`, averaged over seeds."""
     intervals = [run.record.get("ci", {}).get("test", {}).get(metric) for run in runs]
     intervals = [ci for ci in intervals if isinstance(ci, dict)]
@@ -142,7 +142,7 @@ def summarise_row(runs: Sequence[Run], metrics: Sequence[str]) -> dict:
         row[f"{metric}_ci_seeds_low"], row[f"{metric}_ci_seeds_high"] = t_interval(
             values, bounds=metric_range(metric)
         )
-        row[f"{metric}_ci_docs_low"], row[f"{metric}_ci_docs_high"] = _docs_interval(runs, metric)
+        row[f"{metric}_ci_docs_low"], row[f"{metric}_ci_docs_high"] = docs_interval(runs, metric)
     row["n_params"] = _mean([run.record.get("n_params", math.nan) for run in runs])
     row["train_minutes"] = _mean([run.record.get("train_seconds", math.nan) for run in runs]) / 60
     for key in ("epochs", "best_epoch", "steps"):

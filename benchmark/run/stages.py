@@ -354,7 +354,8 @@ def record(
             built.trainer.strategy.root_device, cfg.trainer.get("deterministic")
         ),
         best_checkpoint=fitted.best and str(fitted.best.relative_to(work_dir)),
-        resources=resources(fitted.cpu_seconds_per_epoch, fitted.progress["best_epoch"]),
+        resources=resources(fitted.cpu_seconds_per_epoch, fitted.progress["best_epoch"],
+                            fitted.progress["epochs"]),
         data=built.data_stats,
         identity=run_identity(cfg, built.datamodule),
         protocol=run_protocol(cfg, split["test"]["trivial_policy"]),

@@ -7,8 +7,11 @@ pass included), carried across resumes in the checkpoints (plain floats, so they
 with `weights_only=True`), and `resources` gives the record's
 `{train_cpu_seconds, cpu_seconds_per_epoch, cpu_seconds_to_selected, peak_rss_mb}`:
 `cpu_seconds_to_selected` is what training cost up to the end of the epoch selected on
-valid, the price of the run's test figures. `peak_rss_mb` is the process's peak resident
-memory (Linux `ru_maxrss`), which includes data loading and the test.
+valid, the price of the run's test figures. An epoch the meter did not see (trained before
+a resume from a checkpoint that holds no meter state) is `null`, and a sum that needs it is
+`null`: an uncounted cost is never reported as a small one. `peak_rss_mb` is the peak
+resident memory (Linux `ru_maxrss`) of the process that finished the run, which includes
+data loading and the test.
 """
 
 from __future__ import annotations
@@ -62,13 +65,22 @@ def epoch_cpu_seconds(trainer: pl.Trainer) -> list[float]:
     return list(meter.per_epoch) if meter is not None else []
 
 
-def resources(per_epoch: list[float], best_epoch: int | None) -> dict:
-    """The record's `resources` from the CPU seconds of every epoch; `best_epoch` counts
-    from 1 (None: nothing was trained)."""
-    selected = per_epoch[:best_epoch] if best_epoch else []
+def _total(seconds: list[float | None]) -> float | None:
+    """The sum, or None when an epoch of it was not counted (or there is none)."""
+    if not seconds or any(one is None for one in seconds):
+        return None
+    return round(sum(seconds), 2)
+
+
+def resources(per_epoch: list[float], best_epoch: int | None, epochs: int) -> dict:
+    """The record's `resources` from the CPU seconds the meter counted, the last `epochs`
+    epochs of the training (the earlier ones, trained before the meter's state was kept in
+    the checkpoints, become None); `best_epoch` counts from 1 (None: nothing was trained)."""
+    counted = per_epoch[-epochs:] if epochs else []
+    every_epoch: list[float | None] = [None] * (epochs - len(counted)) + counted
     return {
-        "train_cpu_seconds": round(sum(per_epoch), 2),
-        "cpu_seconds_per_epoch": per_epoch,
-        "cpu_seconds_to_selected": round(sum(selected), 2) if selected else None,
+        "train_cpu_seconds": _total(every_epoch) if epochs else 0.0,
+        "cpu_seconds_per_epoch": every_epoch,
+        "cpu_seconds_to_selected": _total(every_epoch[:best_epoch]) if best_epoch else None,
         "peak_rss_mb": round(peak_rss_mb(), 1),
     }
