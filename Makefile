@@ -24,7 +24,7 @@ CV_VARIANT ?=
 
 .PHONY: help setup train test test-slow data lint leaderboard plots bench \
 	sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction \
-	reproduction-report
+	reproduction-report nips nips-report
 
 # variables `make help` shows with their values
 HELP_VARS  := TORCH_SPEC EXTRAS TRAINER RUNS
@@ -95,6 +95,15 @@ reproduction: setup  ## Cui et al. 2018 Tables 3 and 5 on Accidents/Earthquakes 
 	$(PY) -m benchmark.train -m sweep=$(SWEEP_REPRO) hydra/launcher=local hydra.sweeper.max_batch_size=1 \
 		cpu_threads=1 $(ARGS)
 	$(MAKE) --no-print-directory reproduction-report VARIANT=$(VARIANT) COMPARE="$(COMPARE)"
+
+nips: setup  ## Cui et al. 2018 Table 3, NIPS column, on the SE-Graph split (ORDERBENCH_DATASETS): 30 runs one at a time (conf/sweep/nips.yaml), then results/reproduction_nips.{md,csv} and results/nips/ (leaderboard, plots)
+	$(OB) sweep run nips hydra/launcher=local hydra.sweeper.max_batch_size=1 cpu_threads=1 $(ARGS)
+	$(MAKE) --no-print-directory nips-report
+
+nips-report: setup  ## results/reproduction_nips.{md,csv} and results/nips/ from the finished NIPS runs, no training
+	$(PY) -m studies.cui2018.nips --runs $(RUNS) --out results
+	$(OB) leaderboard --runs $(RUNS)/nips --out results/nips
+	$(OB) plots --runs $(RUNS)/nips --out results/nips/plots
 
 reproduction-report: setup  ## results/reproduction.{md,csv} from the finished runs, no training (VARIANT=repro_e100 COMPARE="repro_e60 repro": several, space-separated; the cross-validated cells: the runs of cv_e100, CV_VARIANT to name another)
 	$(PY) -m studies.cui2018.reproduction --runs $(RUNS) --out results --variant $(VARIANT) \

@@ -60,8 +60,9 @@ from benchmark.report.cross_validation import (
     pool_folds,
     protocol_of,
 )
-from benchmark.report.leaderboard import _docs_interval, summarise_row, t_interval
+from benchmark.report.leaderboard import docs_interval, summarise_row, t_interval
 from benchmark.stats.seeded_paired import compare_seeded, load_row
+from studies.cui2018.published import MODELS, PAPER
 from studies.selection_noise.selection_noise import (
     budget_pairs,
     noise_table,
@@ -71,20 +72,6 @@ from studies.selection_noise.selection_noise import (
 
 VARIANT = "repro"
 DATASETS = ("accident", "earthquake")
-MODELS = {  # preset -> the name in Cui et al. 2018, Table 3
-    "lstm_ptrnet": "LSTM+PtrNet",
-    "cnn_ptrnet": "CNN+PtrNet",
-    "attordernet_att": "ATTOrderNet (ATT)",
-    "attordernet_cnn": "ATTOrderNet (CNN)",
-    "attordernet": "ATTOrderNet",
-}
-PAPER = {  # (preset, dataset) -> (tau, Table 3; discrimination %, Table 5)
-    ("lstm_ptrnet", "accident"): (0.58, 93.7), ("lstm_ptrnet", "earthquake"): (0.85, 99.5),
-    ("cnn_ptrnet", "accident"): (0.58, 93.5), ("cnn_ptrnet", "earthquake"): (0.84, 99.4),
-    ("attordernet_att", "accident"): (0.59, 95.4), ("attordernet_att", "earthquake"): (0.87, 99.6),
-    ("attordernet_cnn", "accident"): (0.61, 95.8), ("attordernet_cnn", "earthquake"): (0.89, 99.7),
-    ("attordernet", "accident"): (0.64, 96.2), ("attordernet", "earthquake"): (0.92, 99.8),
-}  # fmt: skip
 PUBLISHED_TEST = "published_test"
 
 
@@ -185,7 +172,7 @@ def cell(
     label, scale = METRICS[metric]
     values = [run.metrics[metric] * scale for run in runs if metric in run.metrics]
     row = summarise_row(runs, [metric]) if runs else {}
-    low, high = _docs_interval(runs, metric) if runs else (math.nan, math.nan)
+    low, high = docs_interval(runs, metric) if runs else (math.nan, math.nan)
     seeds_low, seeds_high = t_interval(values, bounds=metric_range(metric, scale))
     paper = paper_figure(row_def, dataset, metric)
     mean = row.get(f"{metric}_mean", math.nan) * scale
@@ -420,7 +407,7 @@ def beyond_paper(
                "anchor": anchor, "anchor_runs": len(anchor_runs)}  # fmt: skip
         anchor_row = summarise_row(anchor_runs, list(METRICS)) if anchor_runs else {}
         for metric, (_, scale) in METRICS.items():
-            low, high = _docs_interval(members, metric)
+            low, high = docs_interval(members, metric)
             mean = row[f"{metric}_mean"] * scale
             out |= {f"{metric}_mean": mean, f"{metric}_std": row[f"{metric}_std"] * scale,
                     f"{metric}_ci_low": low * scale, f"{metric}_ci_high": high * scale,
