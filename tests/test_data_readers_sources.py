@@ -99,8 +99,9 @@ def write_steps(folder: Path, sizes: dict[str, int]) -> None:
 def test_a_new_dataset_is_one_reader_module_and_one_yaml(tmp_path: Path, monkeypatch) -> None:
     """docs/datasets.md's example, as written: its module in a package outside the
     repository, its YAML in an extra config folder (hydra.searchpath); without data it
-    names its layout, with data it trains one epoch through the harness and its datacard
-    sets its declared sizes beside the measured ones."""
+    names its layout, with data it trains one epoch through the harness, the trained run
+    loads again (`benchmark.evaluate`) and its datacard sets its declared sizes beside the
+    measured ones."""
     python, config = documented_dataset()
     config = config.replace("data.readers.steps.StepsReader", "outside_data.steps.StepsReader")
     (tmp_path / "outside_data").mkdir()
@@ -129,10 +130,21 @@ def test_a_new_dataset_is_one_reader_module_and_one_yaml(tmp_path: Path, monkeyp
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert trained.returncode == 0, trained.stderr[-4000:]
-    [record] = (tmp_path / "runs" / "steps" / "lstm_ptrnet" / "base").glob("*/seed_0/metrics.json")
-    record = json.loads(record.read_text())
+    [record_path] = (tmp_path / "runs" / "steps" / "lstm_ptrnet" / "base").glob(
+        "*/seed_0/metrics.json"
+    )
+    record = json.loads(record_path.read_text())
     assert record["dataset"] == "steps" and record["epochs"] == 1
     assert "tau" in record["split"]["test"]
+
+    evaluated = subprocess.run(  # the trained run loaded again, its reader from outside
+        [sys.executable, "-m", "benchmark.evaluate", f"run={record_path.parent}", "task=order"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert evaluated.returncode == 0, evaluated.stderr[-4000:]
+    again = json.loads(evaluated.stdout)
+    assert again["n_docs"] == sizes["test"]
+    assert again["tau"] == pytest.approx(record["split"]["test"]["tau"])
 
     carded = subprocess.run(
         [sys.executable, "-m", "benchmark.datacard", *common],

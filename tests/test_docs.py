@@ -226,11 +226,15 @@ CITED = re.compile(
     r"/[A-Za-z0-9_./*-]*(?:\{[A-Za-z0-9_.,]+\}[A-Za-z0-9_.]*|[A-Za-z0-9_*/]))"
     r"|(?<![\w./-])([A-Z][A-Za-z]*\.md)\b"  # a page at the top: README.md
 )
-# the files docs/models.md's example of a new model asks to write (there once followed)
-EXAMPLE_FILES = ("models/cnn_attention.py", "conf/model/cnn_attention.yaml")
+# the files the examples of a new model (docs/models.md) and of a new dataset
+# (docs/datasets.md) ask to write (there once followed)
+EXAMPLE_FILES = ("models/presets/cnn_attention.py", "conf/model/cnn_attention.yaml",
+                 "data/readers/steps.py", "conf/dataset/steps.yaml")
 # cited on purpose although absent, with the reason
 NOT_IN_THE_REPOSITORY = {
     "results/nips/": "written by `make nips`",
+    "results/nips": "written by `make nips` (the Makefile's leaderboard --out)",
+    "results/nips/plots": "written by `make nips` (the Makefile's plots --out)",
     "results/selection_noise.csv": "written by studies.selection_noise.selection_noise --out",
     "docs/s": "a unit (documents per second), not a path",
     "docs/step": "a unit (documents per step), not a path",

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
+import yaml
 from fixtures_sweep import run_dir_of
 
 from models.noise.noise_wrapper import NoiseWrapper
@@ -50,6 +51,21 @@ def test_models_import_nothing_from_benchmark_or_data():
         for path in sorted((ROOT / "models").rglob("*.py"))
     }
     assert {path: names for path, names in offenders.items() if names} == {}
+
+
+def test_every_model_config_names_a_registered_preset_and_back():
+    """conf/model/*.yaml <-> the registry: no preset without a config, none unregistered."""
+    targets = {}
+    for path in sorted((ROOT / "conf" / "model").glob("*.yaml")):
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+        targets[config["name"]] = config["net"]["_target_"]
+    assert set(targets) == set(path.stem for path in (ROOT / "conf" / "model").glob("*.yaml"))
+    registered = presets()
+    assert set(targets) == set(registered)
+    for name, target in targets.items():
+        module, function = target.rsplit(".", 1)
+        preset = registered[name]
+        assert getattr(sys.modules[module], function) is preset.build, name
 
 
 def test_the_harness_builds_only_registered_presets():
@@ -221,7 +237,7 @@ def test_a_new_model_is_one_file_and_one_yaml(tmp_path, noise):
     on the synthetic data."""
     python, config = documented_example()
     config = config.replace(
-        "models.cnn_attention.cnn_attention", "extra.cnn_attention.cnn_attention"
+        "models.presets.cnn_attention.cnn_attention", "extra.cnn_attention.cnn_attention"
     )
     (tmp_path / "extra").mkdir()
     (tmp_path / "extra" / "__init__.py").write_text("")
