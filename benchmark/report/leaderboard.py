@@ -5,7 +5,8 @@ Reads every finished run under the runs directory (`benchmark.records.run_collec
 runs and malformed records are left out with a warning naming them) and writes
 `leaderboard.csv` and `leaderboard.md` into the output directory, atomically: `--out`, else
 `<runs>/reports/`, so the committed `results/` is replaced only when asked (`--out results`).
-One row per dataset x preset x variant, with the test figures of its seeds (DESIGN section 3):
+One row per dataset x preset x variant, with the test figures of its seeds
+(docs/design.md, section 3):
 
 - `n_seeds`, `seeds`, `n_docs` (test documents scored);
 - `<metric>_mean`, `<metric>_std` for every metric: mean and sample standard deviation

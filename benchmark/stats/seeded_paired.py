@@ -2,7 +2,7 @@
 seed-to-seed and the document-to-document variation (docs/metrics.md, "Comparing rows").
 
 A row of the leaderboard (dataset, preset, variant) has one run per seed, all scored on
-the same test documents under the same fixed permutations (DESIGN section 5). Its figure
+the same test documents under the same fixed permutations (docs/design.md, section 5). Its figure
 is the mean over seeds of the runs' corpus figures. The difference of two rows, A - B,
 varies for two reasons, and its standard error adds both:
 
