@@ -27,7 +27,7 @@ import inspect
 import math
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fnmatch import fnmatch
 
 RATES = ("dropout", "*_dropout")
@@ -62,7 +62,9 @@ def _problem(name: str, value) -> str | None:
         low = 1
     else:
         return None  # no range known: the preset checks it itself
-    values = value if name in LISTS and isinstance(value, (list, tuple)) and value else [value]
+    # a list of sizes arrives as a list, a tuple or OmegaConf's ListConfig (a Sequence)
+    several = name in LISTS and isinstance(value, Sequence) and not isinstance(value, str)
+    values = list(value) if several and len(value) else [value]
     if all(_is_int(v) and v >= low for v in values):
         return None
     return f"expected an integer >= {low}, got {value!r}"
@@ -95,8 +97,8 @@ def _alternatives(annotation) -> list | None:
 
 
 def _matches(value, kind) -> bool:
-    if isinstance(kind, tuple):  # ("list", item kinds)
-        return isinstance(value, (list, tuple)) and all(
+    if isinstance(kind, tuple):  # ("list", item kinds): a list, a tuple or a ListConfig
+        return isinstance(value, Sequence) and not isinstance(value, str) and all(
             any(_matches(item, k) for k in kind[1]) for item in value
         )
     if kind is int:
