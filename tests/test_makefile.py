@@ -30,8 +30,8 @@ def command_of(target: str, *args: str, path: str | None = None) -> str:
 @pytest.mark.parametrize("target", ["leaderboard", "plots"])
 def test_reports_read_and_write_beside_the_runs_by_default(target: str):
     line = command_of(target)
-    assert f"orderbench {target} --runs runs" in line and "results" not in line
-    assert "--runs elsewhere" in command_of(target, "RUNS=elsewhere")
+    assert f"orderbench {target} runs=runs" in line and "results" not in line
+    assert "runs=elsewhere" in command_of(target, "RUNS=elsewhere")
 
 
 def fake_nvidia_smi(tmp_path: Path, listing: str, status: int) -> str:

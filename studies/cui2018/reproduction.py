@@ -33,8 +33,8 @@ own beside ATTOrderNet (tau difference paired on the test documents with
 validation split (`studies.selection_noise.selection_noise`) and the investigation
 (docs/reproduction.md) are appended.
 
-    python -m studies.cui2018.reproduction [--runs runs] [--out results] [--variant repro]
-        [--compare-variant repro ...] [--cv-variant cv_e100]
+    orderbench study cui2018 [runs=runs] [out=results] [variant=repro] [compare=repro,...]
+        [cv_variant=cv_e100]     (`COMMAND` of studies/cui2018/__init__.py)
 
 Published figures: Cui, Li, Chen, Zhang 2018, "Deep Attentive Sentence Ordering Network"
 (EMNLP), Table 3 (Kendall's tau) and Table 5 (order discrimination accuracy, %).
@@ -42,14 +42,16 @@ Published figures: Cui, Li, Chen, Zhang 2018, "Deep Attentive Sentence Ordering 
 
 from __future__ import annotations
 
-import argparse
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 
+from benchmark.cli_options import UsageError, report_error
 from benchmark.metrics.corpus import metric_range
 from benchmark.records.run_collection import Run, collect_runs, group_runs
 from benchmark.report.cross_validation import (
@@ -62,6 +64,7 @@ from benchmark.report.cross_validation import (
 )
 from benchmark.report.leaderboard import _docs_interval, summarise_row, t_interval
 from benchmark.stats.seeded_paired import compare_seeded, load_row
+from studies.cui2018 import COMMAND
 from studies.selection_noise.selection_noise import (
     budget_pairs,
     noise_table,
@@ -139,7 +142,7 @@ def commands(variant: str, compare: Sequence[str], cv_variant: str | None = None
     quoted = f'"{joined}"' if len(compare) > 1 else joined
     page = f"VARIANT={variant}" + (f" COMPARE={quoted}" if compare else "")
     sweep = sweep_of(variant)
-    flags = " ".join([f"--variant {variant}", *(f"--compare-variant {v}" for v in compare)])
+    flags = f"variant={variant}" + (f" compare={','.join(compare)}" if compare else "")
     cv_variant = cv_variant or cv_variant_of(variant)
     cv_sweep = f"{sweep}_cv" if not sweep.startswith("<") else f"<the sweep of {cv_variant}>"
     return "\n".join([
@@ -150,7 +153,7 @@ def commands(variant: str, compare: Sequence[str], cv_variant: str | None = None
         "# each = python -m benchmark.train -m sweep=SWEEP_REPRO hydra/launcher=local "
         "hydra.sweeper.max_batch_size=1 cpu_threads=1, then the page:",
         f"make reproduction-report {page}",
-        f"# = python -m studies.cui2018.reproduction --runs runs --out results {flags}",
+        f"# = orderbench study cui2018 runs=runs out=results {flags}",
     ])  # fmt: skip
 
 
@@ -721,19 +724,15 @@ def budget_of(table: pd.DataFrame, variant: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", default="runs")
-    parser.add_argument("--out", default="results")
-    parser.add_argument("--variant", default=VARIANT, help="the headline budget's variant")
-    parser.add_argument("--compare-variant", action="append", default=[], metavar="VARIANT",
-                        help="a further budget's variant, shown beside it (repeatable)")
-    parser.add_argument("--cv-variant", default=None,
-                        help="the cross-validated runs' variant without _fold<k> "
-                        "(default: the headline's, repro_e100 -> cv_e100)")
-    parser.add_argument("--ablation-reference", default=ABLATION_REFERENCE,
-                        help="the variant the ablation runs were started from")
-    args = parser.parse_args(argv)
-    compare = [v for v in dict.fromkeys(args.compare_variant) if v != args.variant]
+    argv = sys.argv[1:] if argv is None else argv
+    if COMMAND.asks_for_help(argv):
+        return 0
+    try:
+        keys = COMMAND.parse(argv)
+    except UsageError as error:
+        return report_error(COMMAND.prog, error)
+    args = SimpleNamespace(**keys)
+    compare = [v for v in dict.fromkeys(args.compare) if v != args.variant]
     runs = collect_runs(args.runs)
     table, others = build(runs, args.variant, compare, args.ablation_reference, args.cv_variant)
     noise = _noise_lines(runs, [args.variant, *compare])
