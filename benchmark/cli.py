@@ -6,7 +6,8 @@ Every command takes its arguments in one style, `key=value` (booleans `true|fals
 required inputs also as bare words (`orderbench compare RUN_A RUN_B json=true`); `train`
 is Hydra's (`key=value`, `+group=option`, `-m`). The commands are declared in
 `benchmark.cli_parsers` (benchmark/ and models/) and by each study in its package
-(`studies/<name>/__init__.py`, `COMMAND`; found by folder, so no module names a study).
+(`studies/<name>/__init__.py`: `COMMAND`, or `COMMANDS` for several; found by folder, so no
+module names a study).
 A command of two words (`sweep list`, `bench tsort`, `study cui2018`) is one of a group.
 Each command's module is imported only when it runs; `--help` imports none of them (the
 declarations and `benchmark.train_help` are standard library only), so every command
@@ -30,17 +31,18 @@ from benchmark.cli_options import (
     report_error,
 )
 
-STUDIES = "studies"  # the package whose folders may each declare a `COMMAND`
+STUDIES = "studies"  # the package whose folders may each declare `COMMAND` or `COMMANDS`
 
 
 def study_commands() -> list[Command]:
-    """The commands the studies declare (`studies/<name>/__init__.py`, `COMMAND`)."""
+    """The commands the studies declare (`studies/<name>/__init__.py`: `COMMANDS`, a tuple,
+    else `COMMAND`)."""
     commands = []
     for folder in sorted((SOURCE_ROOT / STUDIES).iterdir()):
         if (folder / "__init__.py").is_file():
             package = importlib.import_module(f"{STUDIES}.{folder.name}")
-            if isinstance(getattr(package, "COMMAND", None), Command):
-                commands.append(package.COMMAND)
+            declared = getattr(package, "COMMANDS", None) or (getattr(package, "COMMAND", None),)
+            commands += [command for command in declared if isinstance(command, Command)]
     return commands
 
 

@@ -224,7 +224,7 @@ def parse_key_values(command: Command, argv: Sequence[str]) -> dict:
         elif command.overrides and (equals or word.startswith("~")):
             overrides.append(word)
         elif equals and KEY_NAME.match(name):
-            raise UsageError(unknown_key(command, name))
+            raise UsageError(unknown_key(command, name, word))
         else:  # a bare word: the next positional input not given as key=value
             while waiting and waiting[0].name in given:
                 waiting.pop(0)
@@ -236,7 +236,7 @@ def parse_key_values(command: Command, argv: Sequence[str]) -> dict:
     for name, text in given.items():
         values[name] = known[name].convert(text)
     if missing := [key for key in command.keys if key.required and values[key.name] is None]:
-        names = " and ".join(key.value_name if key.positional else key.name for key in missing)
+        names = " and ".join(f"{key.name}={key.value_name}" for key in missing)
         raise UsageError(f"missing {names}; usage: {command.usage(wrap=False)}")
     if command.overrides or command.flags:
         values["overrides"] = overrides
@@ -249,10 +249,12 @@ def _indented(text: str, width: int, indent: int) -> str:
     return wrapped.replace("\n", "\n" + " " * indent)
 
 
-def unknown_key(command: Command, name: str) -> str:
-    """The error of a key the command does not have, listing those it has."""
+def unknown_key(command: Command, name: str, word: str = "") -> str:
+    """The error of a key the command does not have (in the argument `word`), listing those
+    it has."""
     keys = ", ".join(key.name for key in command.keys) or "none"
-    return f"unknown key {name!r}; the keys of {command.prog}: {keys}"
+    given = f"unexpected argument {word!r}: " if word else ""
+    return f"{given}unknown key {name!r}; the keys of {command.prog}: {keys}"
 
 
 def old_flag_hint(command: Command, flag: str, rest: Sequence[str]) -> str:

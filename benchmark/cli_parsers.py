@@ -6,7 +6,8 @@ They live apart from the tools, and import nothing but the standard library, so 
 `orderbench <command> --help` answers at once: the tools themselves load numpy, pandas,
 matplotlib, PyTorch or Hydra. Each tool parses its arguments with its declaration here, so
 `python -m benchmark.<tool>` and `orderbench <command>` parse alike. A study declares its
-own command in its package (`studies/<name>/__init__.py`, `COMMAND`).
+own commands in its package (`studies/<name>/__init__.py`: `COMMAND`, or `COMMANDS` for
+several).
 """
 
 from __future__ import annotations

@@ -3,17 +3,17 @@ task=order|discrimination [key=value ...]` (`benchmark.cli_parsers.EVALUATE`).
 
 `task=order` decodes the split again from the checkpoint (beam `beam`, default the run's
 test beam) and prints its figures and bootstrap intervals as in `metrics.json`, without
-changing the record; `predictions=FILE` also writes the predictions (DESIGN section 3).
+changing the record; `predictions=FILE` also writes the predictions (docs/design.md, section 3).
 
-`task=discrimination` is order discrimination (DESIGN section 4, `benchmark.metrics.discrimination`;
-Barzilay & Lapata 2008, Cui et al. 2018). The run's config (`.hydra/config.yaml`) rebuilds
-its DataModule and model exactly as in training; the weights come from the checkpoint
-selected on valid (`checkpoints/best.ckpt`; a model with nothing to train, such as
-`model=random`, needs none). The figures are printed as one JSON object (NaN as null) and
-merged into the run's `metrics.json`: `split.<split>.disc_acc` etc., their intervals in
-`ci.<split>` and the settings in `protocol.discrimination`, written atomically after
-everything was computed, so a failure leaves the record as it was. Runs on a GPU when one
-is visible.
+`task=discrimination` is order discrimination (docs/design.md, section 4;
+`benchmark.evaluation.discrimination`; Barzilay & Lapata 2008, Cui et al. 2018). The run's
+config (`.hydra/config.yaml`) rebuilds its DataModule and model exactly as in training; the
+weights come from the checkpoint selected on valid (`checkpoints/best.ckpt`; a model with
+nothing to train, such as `model=random`, needs none). The figures are printed as one JSON
+object (NaN as null) and merged into the run's `metrics.json`: `split.<split>.disc_acc`
+etc., their intervals in `ci.<split>` and the settings in `protocol.discrimination`, written
+atomically after everything was computed, so a failure leaves the record as it was. Runs on
+a GPU when one is visible.
 
 Errors (a missing run directory, config, record or checkpoint, a bad argument) print one
 line on stderr and exit with status 2.

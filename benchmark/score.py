@@ -1,12 +1,12 @@
 """Score a predictions file: `orderbench score FILE` (`benchmark.cli_parsers.SCORE`).
 
-Prints the corpus metrics of DESIGN section 4 as one JSON object on stdout: the keys of
+Prints the corpus metrics of docs/design.md, section 4 as one JSON object on stdout: the keys of
 a split in `metrics.json` (`tau`, `acc`, `pmr`, `head`, `tail`, `lcs`, `coherence_L`,
 `acc_pooled`, `pm_f`, `n_docs`, `n_trivial`, `trivial_policy`; for a file with
 distractors also `noise_acc` and `n_docs_order`), computed by the same
 `benchmark.metrics.corpus.summarise` as the training harness, so re-scoring a run's
 `predictions.jsonl` reproduces its `metrics.json`. `bootstrap=N` adds `ci`: a
-percentile-bootstrap interval over documents for every metric (DESIGN section 5);
+percentile-bootstrap interval over documents for every metric (docs/design.md, section 5);
 `breakdowns=true` adds the figures by paragraph length and by categorical meta field.
 NaN (no scorable documents) is printed as null. Bad input: one line on stderr naming the
 file, line, document and reason, and exit status 2.

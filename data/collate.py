@@ -14,7 +14,7 @@ sentences in the PRESENTED (shuffled) order:
   presented sentence, for encoders that read text rather than word ids (pretrained MiniLM)
 
 Sentences longer than ``max_tokens`` are truncated (their first ``max_tokens`` tokens); an
-empty sentence becomes one <unk>. Sentences with a negative id (distractors, DESIGN
+empty sentence becomes one <unk>. Sentences with a negative id (distractors, docs/design.md,
 section 4) are presented but take no gold position.
 """
 

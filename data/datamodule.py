@@ -1,5 +1,5 @@
 """``OrderingDataModule``: reader -> processed (cached) data -> shuffled, length-bucketed
-batches, following the evaluation protocol of DESIGN section 5.
+batches, following the evaluation protocol of docs/design.md, section 5.
 
 - Training: every document gets a fresh permutation every epoch (``set_epoch``, called by
   the LightningModule at each training epoch start); batches are length-aware and shuffled;
@@ -17,7 +17,7 @@ batches, following the evaluation protocol of DESIGN section 5.
   ``data.readers.barzilay_lapata``) describes it with ``split_protocol()``; ``stats()``
   carries that description (``split_protocol``), so the run record says which articles
   were trained, validated and tested on.
-- Noise (``noise`` 1 or 0/1, DESIGN section 4): distractor sentences from other documents
+- Noise (``noise`` 1 or 0/1, docs/design.md, section 4): distractor sentences from other documents
   of the same split (``data.noise``), fixed per evaluation document like its permutation,
   fresh per training epoch.
 - The gold order never leaks: candidates appear in the presented order only, and the

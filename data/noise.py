@@ -1,4 +1,4 @@
-"""Distractor sentences: the noise setting of DESIGN section 4.
+"""Distractor sentences: the noise setting of docs/design.md, section 4.
 
 Wang and Wan (2019), "Hierarchical Attention Networks for Sentence Ordering" (AAAI), test
 robustness by adding to each paragraph a sentence of another paragraph, which the model
@@ -45,7 +45,7 @@ def noise_setting(value: int | str) -> str:
     text = value if isinstance(value, str) else repr(value)
     if isinstance(value, bool) or text not in NOISE_SETTINGS:
         raise ValueError(
-            f"dataset.noise must be one of 0, 1, 0/1 (DESIGN section 4), got {value!r}"
+            f"dataset.noise must be one of 0, 1, 0/1 (docs/design.md, section 4), got {value!r}"
         )
     return text
 

@@ -1,4 +1,4 @@
-"""The shuffle protocol (DESIGN section 5).
+"""The shuffle protocol (docs/design.md, section 5).
 
 Evaluation: one fixed permutation per document, drawn from a NumPy generator seeded with
 the SHA-256 of (dataset, split, document id, protocol seed), so it is identical for every

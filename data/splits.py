@@ -1,7 +1,7 @@
 """Deterministic, group-aware, stratified train/valid/test splitting.
 
 Whole groups (e.g. the source file of a paragraph) go to one split, so no text is
-shared between splits (DESIGN section 2). Within each stratum (e.g. a genre) the groups
+shared between splits (docs/design.md, section 2). Within each stratum (e.g. a genre) the groups
 are sorted, shuffled with a generator seeded from (seed, stratum) and cut by the
 fractions; adding or removing a stratum never moves the groups of another.
 """

@@ -31,7 +31,7 @@ def test_help_lists_every_command(capsys):
     for name in ("train", "evaluate", "score", "compare", "predict", "leaderboard", "plots",
                  "bench", "bench profile", "bench tsort", "datacard", "prepare", "sweep run",
                  "sweep list", "sweep summary", "params", "presets", "study cui2018",
-                 "study selection-noise"):  # fmt: skip
+                 "study selection-noise", "study cui2018-nips"):  # fmt: skip
         assert f"  {name} " in out
     assert main([]) == 2
 
@@ -135,7 +135,7 @@ def test_every_entry_point_is_reachable_from_orderbench(module):
     targets = {command.target.split(":")[0] for command in TABLE.values()}
     assert module == "benchmark.cli" or module in targets, (
         f"{module} has a main but no `orderbench` command runs it: declare one "
-        "(benchmark/cli_parsers.py, or COMMAND in the study's package)"
+        "(benchmark/cli_parsers.py, or COMMAND(S) in the study's package)"
     )
 
 
@@ -169,15 +169,15 @@ def test_an_unknown_key_is_refused_in_one_line_naming_it(name, capsys):
         (["score", "f.jsonl", "include_trivial=yes"],
          "include_trivial must be one of true, false, got 'yes'"),
         (["score", "f.jsonl", "seed=1", "seed=2"], "seed is given twice"),
-        (["score"], "missing FILE"),
+        (["score"], "missing predictions=FILE"),
         (["score", "a.jsonl", "b.jsonl"], "unexpected argument 'b.jsonl'"),
         (["compare", "a", "b", "resamples=0"], "resamples must be an integer >= 1, got '0'"),
         (["evaluate", "run", "task=decode"], "task must be one of order, discrimination"),
-        (["predict", "run"], "missing FILE"),
+        (["predict", "run"], "missing input=FILE"),
         (["leaderboard", "wandb="], "wandb has no value"),
         (["bench", "tsort", "lengths=9,3"], "lengths must be increasing"),
         (["params", "vocab_size=1"], "vocab_size must be an integer >= 2, got '1'"),
-        (["sweep", "summary"], "missing RUNS"),
+        (["sweep", "summary"], "missing runs=RUNS"),
         (["study", "selection-noise", "pairs=repro"], "'repro': expected SHORT:LONG"),
     ],
 )
@@ -201,6 +201,7 @@ def test_bad_values_are_refused_in_one_line_naming_the_key(argv, message, capsys
         (["study", "cui2018", "--compare-variant", "repro"],
          "--compare-variant is now written compare=repro"),
         (["study", "cui2018", "--cv-variant", "cv"], "--cv-variant is now written cv_variant=cv"),
+        (["study", "cui2018-nips", "--runs", "runs"], "--runs is now written runs=runs"),
         (["study", "selection-noise", "--pair", "a:b"], "--pair is now written pairs=a:b"),
         (["study", "selection-noise", "--variant", "repro"],
          "--variant is now written variants=repro"),
@@ -256,6 +257,8 @@ def test_the_declared_defaults_are_the_library_s_own():
     from data.datamodule import EVAL_SPLITS
     from models.param_counts import VOCAB_SIZE
     from studies.cui2018 import COMMAND as CUI2018
+    from studies.cui2018 import NIPS_COMMAND
+    from studies.cui2018.nips import VARIANT as NIPS_VARIANT
     from studies.cui2018.reproduction import ABLATION_REFERENCE, VARIANT
 
     assert cli_parsers.EVALUATE.key("max_permutations").default == MAX_PERMUTATIONS
@@ -264,6 +267,7 @@ def test_the_declared_defaults_are_the_library_s_own():
     assert cli_parsers.PARAMS.key("vocab_size").default == VOCAB_SIZE
     assert CUI2018.key("variant").default == VARIANT
     assert CUI2018.key("ablation_reference").default == ABLATION_REFERENCE
+    assert NIPS_COMMAND.key("variant").default == NIPS_VARIANT
     experiments = {path.stem for path in (ROOT / "conf" / "experiment").glob("*.yaml")}
     assert set(cli_parsers.PAPER_EXPERIMENTS) <= experiments
 
@@ -312,3 +316,10 @@ def test_bench_tsort_prints_its_table(capsys):
     assert main(["bench", "tsort", "lengths=4,6", "repeats=1"]) == 0
     out = capsys.readouterr().out
     assert "| consistent, 4 " in out and "| random, 6 " in out
+
+
+@pytest.mark.parametrize("name", ["leaderboard", "plots", "study cui2018", "study cui2018-nips",
+                                  "study selection-noise"])  # fmt: skip
+def test_a_missing_runs_folder_is_one_line(name, tmp_path, capsys):
+    assert main([*name.split(), f"runs={tmp_path / 'none'}", f"out={tmp_path / 'out'}"]) == 2
+    assert "no such runs directory" in one_error_line(capsys, name)

@@ -1,4 +1,4 @@
-"""JSONL reader (DESIGN section 3): round trip and errors that name file and line."""
+"""JSONL reader (docs/design.md, section 3): round trip and errors that name file and line."""
 
 from __future__ import annotations
 

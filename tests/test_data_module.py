@@ -1,5 +1,6 @@
 """Tokeniser, vocabulary, pretrained vectors, shuffle protocol, cache and the DataModule's
-batches (DESIGN section 5: fixed eval permutations, fresh training permutations, no leak)."""
+batches (docs/design.md, section 5: fixed eval permutations, fresh training permutations, no
+leak)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Noise metrics (pmr under noise, pm_f, noise_acc): hand-worked cases, properties, and
-the corpus figures of noisy and mixed files (DESIGN section 4)."""
+the corpus figures of noisy and mixed files (docs/design.md, section 4)."""
 
 from __future__ import annotations
 

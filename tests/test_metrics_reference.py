@@ -1,6 +1,6 @@
 """Metrics against scipy, against brute-force implementations written here, and identities.
 
-The brute-force versions follow DESIGN section 4 literally (pair counting, the LCS dynamic
+The brute-force versions follow docs/design.md, section 4 literally (pair counting, the LCS dynamic
 programme over the two sequences, the double sum of coherence_L; for noise the pm_f pair
 count with P, R and F, and noise_acc as a comparison of the predicted and true noise
 sets), independently of the O(n log n) shortcuts in `benchmark.metrics.order` and the
@@ -187,7 +187,7 @@ def test_pm_f_without_noise_matches_brute_force_on_random_permutations():
 
 
 def brute_corpus(docs, include_trivial=False):
-    """DESIGN section 4 corpus figures of (gold, pred, noise) documents, from brute force."""
+    """Corpus figures (docs/design.md, section 4) of (gold, pred, noise) docs, by brute force."""
     counted = [d for d in docs if include_trivial or len(d[0]) > 1 or d[2] is not None]
     ordered = [d for d in counted if sorted(d[1]) == sorted(d[0])]
 

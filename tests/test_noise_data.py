@@ -1,4 +1,4 @@
-"""The noise setting on the data side (DESIGN section 4; Wang & Wan 2019): the option, the
+"""The noise setting on the data side (docs/design.md, section 4; Wang & Wan 2019): the option, the
 distractor draws and their presentation, collation and the config keys."""
 
 from __future__ import annotations

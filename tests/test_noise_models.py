@@ -1,4 +1,4 @@
-"""Every preset in the noise setting (DESIGN section 4; Wang & Wan 2019), wrapped in
+"""Every preset in the noise setting (docs/design.md, section 4; Wang & Wan 2019), wrapped in
 `models.noise.noise_wrapper` with the authors' END (a GO slot encoded with the sentences) and with
 our options (count bias, distractor scorer): valid greedy and beam decoding, log_prob =
 the searches' scores = minus the teacher-forced NLL (with the scorer the loss adds its

@@ -1,4 +1,4 @@
-"""The harness in the noise setting (DESIGN section 4; Wang & Wan 2019): prediction records
+"""The harness in the noise setting (docs/design.md, section 4; Wang & Wan 2019): prediction records
 with distractors, run directories and records of noisy runs, re-scoring, skipped order
 discrimination, and configs stored before `dataset.noise` existed."""
 

@@ -47,6 +47,8 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path):
     assert f"resuming from {run_dir / 'checkpoints/last.ckpt'}" in result.stdout
     record = json.loads((run_dir / "metrics.json").read_text())
     assert record["epochs"] == EPOCHS and record["train_seconds"] > 0
+    # the CPU seconds of the epochs before the kill came back with the checkpoint
+    assert len(record["resources"]["cpu_seconds_per_epoch"]) == EPOCHS
     # both sessions logged to the same W&B run
     sessions = sorted((run_dir / "wandb").glob("offline-run-*"))
     assert len(sessions) == 2 and all(s.name.endswith(f"-{wandb_id}") for s in sessions)

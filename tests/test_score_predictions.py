@@ -1,4 +1,4 @@
-"""Reading, validating and writing predictions.jsonl (DESIGN section 3)."""
+"""Reading, validating and writing predictions.jsonl (docs/design.md, section 3)."""
 
 from __future__ import annotations
 

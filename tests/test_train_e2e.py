@@ -79,6 +79,19 @@ def test_run_directory_holds_record_predictions_checkpoint_and_logs(lstm_run: Pa
     assert list((lstm_run / "wandb").glob("offline-run-*"))
 
 
+def test_the_record_says_what_the_training_cost(lstm_run: Path):
+    """CPU seconds of every epoch (benchmark.training.resources), read before the selected
+    checkpoint's evaluation restores that checkpoint's callback state."""
+    record = json.loads((lstm_run / "metrics.json").read_text())
+    cost = record["resources"]
+    assert len(cost["cpu_seconds_per_epoch"]) == record["epochs"]
+    assert all(seconds > 0 for seconds in cost["cpu_seconds_per_epoch"])
+    selected = sum(cost["cpu_seconds_per_epoch"][: record["best_epoch"]])
+    assert cost["cpu_seconds_to_selected"] == round(selected, 2)
+    assert cost["train_cpu_seconds"] >= cost["cpu_seconds_to_selected"]
+    assert cost["peak_rss_mb"] > 0
+
+
 def test_synthetic_task_is_learned(lstm_run: Path):
     record = json.loads((lstm_run / "metrics.json").read_text())
     assert record["split"]["test"]["tau"] >= 0.9

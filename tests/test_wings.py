@@ -15,7 +15,7 @@ BENCHMARK = Path(__file__).resolve().parents[1] / "benchmark"
 FLOORS = ("metrics", "records", "stats", "config", "evaluation", "training", "run")
 ALLOWED = {
     **{room: set(FLOORS[:floor]) for floor, room in enumerate(FLOORS)},
-    "sweep": {*FLOORS, "cli_parsers"},
+    "sweep": {*FLOORS, "cli_options", "cli_parsers"},
     "report": {*FLOORS, "cli_options", "cli_parsers"},
     "bench": {*FLOORS, "cli_options", "cli_parsers"},
 }

@@ -44,7 +44,7 @@ _ABSENT = object()
 SETTINGS = {
     "seed": ("int", 0, False),
     "protocol_seed": ("int", 0, False),
-    "trainer.max_epochs": ("int", 1, False),  # budgets are in epochs (DESIGN section 5)
+    "trainer.max_epochs": ("int", 1, False),  # budgets are in epochs (docs/design.md, section 5)
     "trainer.min_epochs": ("int", 0, True),
     "trainer.log_every_n_steps": ("int", 1, True),
     "trainer.gradient_clip_val": ("number", 0, True),

@@ -6,7 +6,7 @@ Launcher resources tied to the trainer profile (`conf/hydra/launcher/*.yaml`):
 - `${gpus_per_node:${trainer.accelerator},${trainer.devices}}`: as many GPUs, or none for
   a CPU profile.
 
-The noise setting (`dataset.noise`, DESIGN section 4; `conf/config.yaml`):
+The noise setting (`dataset.noise`, docs/design.md, section 4; `conf/config.yaml`):
 
 - `${noise_label:${dataset.name},${dataset.noise}}`: the dataset's name in run
   directories, run records and W&B (`brown`, `brown_noise1`, `brown_noise0-1`);

@@ -1,4 +1,4 @@
-"""The metric suite: per-document scoring and corpus figures (DESIGN section 4).
+"""The metric suite: per-document scoring and corpus figures (docs/design.md, section 4).
 
 The per-document metrics are pure functions of `(gold, pred)`: the order metrics of
 `ORDER_METRICS` (`benchmark.metrics.order`) need pred to hold exactly the gold sentences;
@@ -46,7 +46,7 @@ from benchmark.metrics.sentence_ids import Ids, as_list, document_problems
 # Key of the per-document record holding the number of gold sentences (a count).
 N_SENTENCES = "n_sentences"
 POOLED_ACCURACY = "acc_pooled"
-# The accuracy a leaderboard reads: the per-document mean (DESIGN section 4: corpus
+# The accuracy a leaderboard reads: the per-document mean (docs/design.md, section 4: corpus
 # figures are means over documents unless named `_pooled`); acc_pooled is reported beside
 # it for tables that pooled positions over the corpus.
 HEADLINE_ACCURACY = "acc"
@@ -85,7 +85,7 @@ def document_metrics(gold: Ids, pred: Ids, noise: Ids | None = None) -> dict[str
     """Every metric defined for one document, plus its gold size under `N_SENTENCES`.
 
     The `NOISE_METRICS` always; the `ORDER_METRICS` when pred is a permutation of gold.
-    Raises ValueError with every reason when (gold, pred, noise) breaks DESIGN section 3.
+    Raises ValueError with every reason when (gold, pred, noise) breaks docs/design.md, section 3.
     """
     gold, pred = as_list(gold), as_list(pred)
     if problems := document_problems(gold, pred, noise):
@@ -235,6 +235,6 @@ def summarise(scored: ScoredCorpus) -> dict:
 def corpus_metrics(documents: Iterable[Sequence], include_trivial: bool = False) -> dict:
     """Corpus metrics of `(gold, pred)` / `(gold, pred, noise)` documents (`summarise`).
 
-    Raises ValueError naming the document (`document #k`) if one breaks DESIGN section 3.
+    Raises ValueError naming the document (`document #k`) if one breaks docs/design.md, section 3.
     """
     return summarise(score_documents(documents, include_trivial))

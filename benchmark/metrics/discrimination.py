@@ -1,4 +1,4 @@
-"""Order discrimination (DESIGN section 4): does the model prefer a document's original
+"""Order discrimination (docs/design.md, section 4): does the model prefer a document's original
 order to permutations of it?
 
 The protocol of Barzilay & Lapata 2008 ("Modeling Local Coherence: An Entity-Based
@@ -7,9 +7,9 @@ Approach", Computational Linguistics 34(1)), used for neural orderers by Cui et 
 sentences, up to `max_permutations` distinct permutations other than the original (all
 n! - 1 of them when there are no more), drawn from a generator seeded with the SHA-256 of
 (dataset, split, document id, protocol seed) as in `data.shuffle`, on a stream of its own.
-The model scores log P(order | sentences) (`log_prob`, DESIGN section 6) of the original
+The model scores log P(order | sentences) (`log_prob`, docs/design.md, section 6) of the original
 order and of every permutation, always on the split's fixed presented (shuffled) input
-(DESIGN section 5), so only the scored order differs.
+(docs/design.md, section 5), so only the scored order differs.
 
 - `disc_acc`: (original, permutation) pairs where the original scores strictly higher,
   / all pairs (a fraction of pairs, pooled over documents);
@@ -37,7 +37,7 @@ from itertools import islice, permutations
 
 import numpy as np
 
-MAX_PERMUTATIONS = 20  # per document (Barzilay & Lapata 2008; DESIGN section 4)
+MAX_PERMUTATIONS = 20  # per document (Barzilay & Lapata 2008; docs/design.md, section 4)
 PERMUTATION_STREAM = "discrimination"  # separates these permutations from the presentation order
 # the keys added to a split of the run record
 FIGURES = ("disc_acc", "disc_ties", "disc_ties_frac", "disc_n_pairs", "disc_n_docs")

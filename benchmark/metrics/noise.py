@@ -1,4 +1,4 @@
-"""Per-document metrics of the kept sentences: the noise setting of DESIGN section 4.
+"""Per-document metrics of the kept sentences: the noise setting of docs/design.md, section 4.
 
 In the noise setting a document is shown with distractor sentences (ids -1, -2, ...) and
 the model keeps some sentences, in order: `pred` is any subset of gold + noise without

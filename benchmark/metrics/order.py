@@ -1,4 +1,4 @@
-"""Per-document order metrics, exactly as defined in DESIGN section 4.
+"""Per-document order metrics, exactly as defined in docs/design.md, section 4.
 
 Every metric is a pure function of `(gold, pred)`: `gold` lists sentence ids in the
 correct order, `pred` the same ids in the predicted order (anything else raises

@@ -1,4 +1,4 @@
-"""Validation of a document's sentence-id lists (DESIGN section 3), shared by the metrics
+"""Validation of a document's sentence-id lists (docs/design.md, section 3), shared by the metrics
 and the predictions reader so that both reject the same inputs with the same reasons.
 
 `gold` lists the document's sentence ids (non-negative positions) in the correct order;
@@ -46,7 +46,7 @@ def pred_problems(allowed: Ids, pred: Ids, complete: bool = True) -> list[str]:
     """Why `pred` is not a valid prediction over the ids `allowed` (empty list if it is).
 
     With `complete`, pred must be a permutation of `allowed`; otherwise any subset of it
-    without repeats (the noise setting of DESIGN section 3).
+    without repeats (the noise setting of docs/design.md, section 3).
     """
     allowed, pred = as_list(allowed), as_list(pred)
     allowed_set, pred_set = set(allowed), set(pred)
@@ -61,7 +61,7 @@ def pred_problems(allowed: Ids, pred: Ids, complete: bool = True) -> list[str]:
 
 
 def document_problems(gold: Ids, pred: Ids, noise: Ids | None = None) -> list[str]:
-    """Every reason why (gold, pred, noise) breaks the contract of DESIGN section 3.
+    """Every reason why (gold, pred, noise) breaks the contract of docs/design.md, section 3.
 
     Gold problems come alone (a prediction cannot be judged against a broken gold); then
     noise problems, then pred problems. Empty list for a valid document.

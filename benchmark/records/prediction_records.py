@@ -1,8 +1,8 @@
-"""Turn decoded batches into prediction records (DESIGN section 3) and gather them.
+"""Turn decoded batches into prediction records (docs/design.md, section 3) and gather them.
 
 A record is `{"id", "gold", "pred"}` in sentence ids (a sentence's position in the
 original document), so it can be written to `predictions.jsonl` and re-scored by
-`python -m benchmark.score` without the model. In the noise setting (DESIGN section 4) a
+`python -m benchmark.score` without the model. In the noise setting (docs/design.md, section 4) a
 record also lists the document's distractor ids (-1, ...) under `"noise"` (`[]` when it
 got none), `gold` holds the real sentences only and `pred` the sentences the model kept.
 `with_meta` adds the document's `"meta"` (genre, source ...), which the breakdowns group

@@ -1,4 +1,4 @@
-"""Read, validate and write `predictions.jsonl` (DESIGN section 3).
+"""Read, validate and write `predictions.jsonl` (docs/design.md, section 3).
 
 One JSON object per line: `{"id": "doc-17", "gold": [0, 1, 2, 3], "pred": [2, 0, 1, 3]}`.
 `gold` lists sentence ids (non-negative positions in the original document) in the
@@ -31,7 +31,7 @@ META_KEY = "meta"  # optional: the document's meta (genre, source ...), kept in 
 
 
 class PredictionsError(ValueError):
-    """A predictions file or record breaks the contract of DESIGN section 3."""
+    """A predictions file or record breaks the contract of docs/design.md, section 3."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ def read_predictions(path: str | Path) -> list[Prediction]:
 def write_predictions(path: str | Path, records: Iterable[Mapping | Prediction]) -> Path:
     """Validate `records` and write them as `predictions.jsonl`, atomically.
 
-    Records are `Prediction`s or mappings with the keys of DESIGN section 3; a bad record
+    Records are `Prediction`s or mappings with the keys of docs/design.md, section 3; a bad record
     is rejected (as `record #k`, counting from 0) before anything is written.
     """
     lines, unique = [], _UniqueIds()

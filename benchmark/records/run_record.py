@@ -58,13 +58,15 @@ def read_run_record(run_dir: Path) -> dict:
 def run_record(
     *, model: str, dataset: str, variant: str, seed: int, split: dict, ci: dict,
     breakdowns: dict, n_params: int, train_seconds: float, progress: dict, environment: dict,
-    best_checkpoint: str | None, data: dict, identity: dict, protocol: dict, config: dict,
+    best_checkpoint: str | None, resources: dict, data: dict, identity: dict, protocol: dict,
+    config: dict,
 ) -> dict:
     """The run record's fields (docs/design.md, sections 3 and 8), in one place: what a
     finished run is known by, its figures, how it trained, on what and under which
     protocol, and the resolved config. `progress` holds `epochs`, `best_epoch`, `steps`
     and `stopped_by` (`benchmark.training.progress`); `best_checkpoint` is relative to the
-    run's folder."""
+    run's folder; `resources` the CPU seconds and memory it took
+    (`benchmark.training.resources`)."""
     return {
         "model": model,
         "dataset": dataset,
@@ -78,6 +80,7 @@ def run_record(
         **progress,
         "environment": environment,
         "best_checkpoint": best_checkpoint,
+        "resources": resources,
         "n_docs": split["test"]["n_docs"],
         "n_trivial": split["test"]["n_trivial"],
         "data": data,

@@ -5,7 +5,8 @@ Reads every finished run under the runs directory (`benchmark.records.run_collec
 runs and malformed records are left out with a warning naming them) and writes
 `leaderboard.csv` and `leaderboard.md` into the output directory, atomically: `out`, else
 `<runs>/reports/`, so the committed `results/` is replaced only when asked (`out=results`).
-One row per dataset x preset x variant, with the test figures of its seeds (DESIGN section 3):
+One row per dataset x preset x variant, with the test figures of its seeds
+(docs/design.md, section 3):
 
 - `n_seeds`, `seeds`, `n_docs` (test documents scored);
 - `<metric>_mean`, `<metric>_std` for every metric: mean and sample standard deviation
@@ -113,7 +114,7 @@ def _mean(values: Sequence[float]) -> float:
     return float(np.mean(values)) if len(values) else math.nan
 
 
-def _docs_interval(runs: Sequence[Run], metric: str) -> tuple[float, float]:
+def docs_interval(runs: Sequence[Run], metric: str) -> tuple[float, float]:
     """The runs' bootstrap intervals over documents for `metric`, averaged over seeds."""
     intervals = [run.record.get("ci", {}).get("test", {}).get(metric) for run in runs]
     intervals = [ci for ci in intervals if isinstance(ci, dict)]
@@ -143,7 +144,7 @@ def summarise_row(runs: Sequence[Run], metrics: Sequence[str]) -> dict:
         row[f"{metric}_ci_seeds_low"], row[f"{metric}_ci_seeds_high"] = t_interval(
             values, bounds=metric_range(metric)
         )
-        row[f"{metric}_ci_docs_low"], row[f"{metric}_ci_docs_high"] = _docs_interval(runs, metric)
+        row[f"{metric}_ci_docs_low"], row[f"{metric}_ci_docs_high"] = docs_interval(runs, metric)
     row["n_params"] = _mean([run.record.get("n_params", math.nan) for run in runs])
     row["train_minutes"] = _mean([run.record.get("train_seconds", math.nan) for run in runs]) / 60
     for key in ("epochs", "best_epoch", "steps"):

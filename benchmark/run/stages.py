@@ -65,6 +65,7 @@ from benchmark.training.progress import (
     steps_per_epoch,
     training_progress,
 )
+from benchmark.training.resources import ResourceMeter, epoch_cpu_seconds, resources
 from benchmark.training.task import OrderingTask
 from data.noise import has_noise, noise_label
 
@@ -149,7 +150,7 @@ def build_trainer(cfg: DictConfig, plan: RunPlan) -> tuple[pl.Trainer, ModelChec
     checkpoint, last = checkpoint_callbacks(work_dir / CHECKPOINT_DIR, monitor)
     timer = Timer(duration=cfg.trainer.get("max_time"))
     callbacks = [checkpoint, last, timer, ResumeInfo(plan), FiniteGuard(monitor),
-                 EpochLines(monitor)]  # fmt: skip
+                 EpochLines(monitor), ResourceMeter()]  # fmt: skip
     if cfg.early_stopping.patience:
         callbacks.append(
             EarlyStopping(
@@ -240,6 +241,7 @@ class FittedRun:
     best: Path | None  # the checkpoint selected on valid (None: nothing was trained)
     train_seconds: float  # across resumes
     progress: dict  # epochs, best_epoch, steps, stopped_by (benchmark.training.progress)
+    cpu_seconds_per_epoch: list[float]  # benchmark.training.resources
 
 
 @dataclass
@@ -293,7 +295,7 @@ def fit(built: BuiltRun, plan: RunPlan) -> FittedRun:
     best = own_best_checkpoint(built.checkpoint, plan.work_dir) if trainable else None
     progress = training_progress(built.trainer, best and str(best), trainable)
     built.task.selected_epoch = progress["best_epoch"] or 0  # figures logged at that epoch
-    return FittedRun(best, train_seconds, progress)
+    return FittedRun(best, train_seconds, progress, epoch_cpu_seconds(built.trainer))
 
 
 def evaluate(cfg: DictConfig, built: BuiltRun, fitted: FittedRun) -> EvaluatedRun:
@@ -352,6 +354,8 @@ def record(
             built.trainer.strategy.root_device, cfg.trainer.get("deterministic")
         ),
         best_checkpoint=fitted.best and str(fitted.best.relative_to(work_dir)),
+        resources=resources(fitted.cpu_seconds_per_epoch, fitted.progress["best_epoch"],
+                            fitted.progress["epochs"]),
         data=built.data_stats,
         identity=run_identity(cfg, built.datamodule),
         protocol=run_protocol(cfg, split["test"]["trivial_policy"]),

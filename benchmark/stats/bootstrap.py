@@ -1,4 +1,4 @@
-"""Percentile bootstrap confidence intervals over documents (DESIGN section 5).
+"""Percentile bootstrap confidence intervals over documents (docs/design.md, section 5).
 
 Documents are resampled with replacement (Efron & Tibshirani 1993, "An Introduction to
 the Bootstrap", ch. 13); a corpus statistic is recomputed on each resample and the
@@ -24,7 +24,7 @@ import numpy as np
 
 from benchmark.metrics.corpus import ScoredCorpus, metric_means, ratio, score_records
 
-CI_ALPHA = 0.05  # 95% intervals (DESIGN section 5)
+CI_ALPHA = 0.05  # 95% intervals (docs/design.md, section 5)
 _MAX_CELLS = 1 << 22  # resample cells (resamples x documents) held at once: 32 MiB of int64
 
 # draw(rng, rows, n_docs) -> (rows, n_docs) weights of the documents in each resample

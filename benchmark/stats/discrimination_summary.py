@@ -1,5 +1,5 @@
 """Order discrimination's corpus figures and their bootstrap intervals, and their place in
-the run record (DESIGN section 4): the per-document counts of
+the run record (docs/design.md, section 4): the per-document counts of
 `benchmark.evaluation.discrimination.score_batch` pooled over documents, each rate's 95%
 interval a percentile bootstrap over documents."""
 

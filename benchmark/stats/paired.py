@@ -1,4 +1,4 @@
-"""Paired comparison of two systems on the same documents (DESIGN section 5).
+"""Paired comparison of two systems on the same documents (docs/design.md, section 5).
 
 Both systems were scored on the same test documents under the same fixed permutations,
 so their difference is judged document by document:

@@ -2,7 +2,7 @@
 seed-to-seed and the document-to-document variation (docs/metrics.md, "Comparing rows").
 
 A row of the leaderboard (dataset, preset, variant) has one run per seed, all scored on
-the same test documents under the same fixed permutations (DESIGN section 5). Its figure
+the same test documents under the same fixed permutations (docs/design.md, section 5). Its figure
 is the mean over seeds of the runs' corpus figures. The difference of two rows, A - B,
 varies for two reasons, and its standard error adds both:
 
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from benchmark.metrics.corpus import ScoredCorpus, ratio, score_records
+from benchmark.metrics.corpus import ScoredCorpus, metric_range, ratio, score_records
 from benchmark.records.predictions import read_predictions
 from benchmark.records.run_collection import Run
 from benchmark.records.run_record import PREDICTIONS_NAME
@@ -234,3 +234,45 @@ def seed_mean_interval(
         key: {"mean": float(means[k]), "ci_low": float(low[k]), "ci_high": float(high[k])}
         for k, key in enumerate(row.keys)
     }
+
+
+def seeded_interval(
+    row: SeededRow, n_resamples: int = 10_000, alpha: float = CI_ALPHA, seed: int = 0
+) -> dict[str, dict[str, float]]:
+    """`{metric: {mean, ci_low, ci_high, se, se_docs, se_seeds, df}}`: the row's mean over
+    seeds and its 95% interval counting both sources of variation, as `compare_seeded` does
+    for a difference: se_docs from a bootstrap of the test documents (the same resampled
+    documents for every seed), se_seeds from the seeds' sample variance, Student's t with
+    the seeds' degrees of freedom; clipped to the metric's range. With one seed, the
+    documents alone (df infinite, `se_seeds` NaN)."""
+    check_settings(n_resamples, alpha)
+    figures = row.seed_figures()  # (S, K)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a figure no seed has
+        means = np.nanmean(figures, axis=0)  # (K,)
+    resamples = resampled(
+        row.numer.shape[1], n_resamples, seed,
+        lambda counts: _seed_means(row.numer, row.denom, counts),
+    )  # (R, K)
+    se_docs = np.nanstd(resamples, axis=0, ddof=1) if n_resamples > 1 else np.zeros_like(means)
+    result = {}
+    for k, key in enumerate(row.keys):
+        values = figures[:, k][~np.isnan(figures[:, k])]
+        seeds_counted = values.size >= MIN_SEEDS
+        var_seeds = float(np.var(values, ddof=1)) / values.size if seeds_counted else 0.0
+        se = math.sqrt(float(se_docs[k]) ** 2 + var_seeds)
+        df = _welch_df([(var_seeds * values.size, values.size)], se**2) if seeds_counted \
+            else math.inf
+        half = float(stats.t.ppf(1 - alpha / 2, df)) * se
+        low_bound, high_bound = metric_range(key)
+        mean = float(means[k])
+        result[key] = {
+            "mean": mean,
+            "ci_low": max(mean - half, low_bound),
+            "ci_high": min(mean + half, high_bound),
+            "se": se,
+            "se_docs": float(se_docs[k]),
+            "se_seeds": math.sqrt(var_seeds) if seeds_counted else math.nan,
+            "df": df,
+        }
+    return result

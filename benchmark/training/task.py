@@ -1,10 +1,10 @@
 """The one LightningModule: trains any ordering model and scores it on valid/test.
 
-The wrapped network follows the interface of DESIGN section 6 (`loss`, `decode`,
+The wrapped network follows the interface of docs/design.md, section 6 (`loss`, `decode`,
 `log_prob`); this module owns optimisation, decoding of whole splits and the metrics.
 Valid and test predictions are gathered from every process and de-duplicated by document
 id, so distributed samplers that pad a split never count a document twice. In the noise
-setting (`noisy`, DESIGN section 4) the records carry each document's distractors and the
+setting (`noisy`, docs/design.md, section 4) the records carry each document's distractors and the
 figures add `noise_acc` and `n_docs_order` (`benchmark.metrics.corpus`). With
 `test_shuffles` > 1 (off by default) the test split is decoded under that many
 presentations and the pass with the best PMR is kept, the released ATTOrderNet code's test

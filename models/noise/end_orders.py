@@ -1,4 +1,4 @@
-"""Orders in the noise setting (DESIGN section 4): the kept sentences, then END.
+"""Orders in the noise setting (docs/design.md, section 4): the kept sentences, then END.
 
 An order with END is (B, N + 1) presented indices: the kept sentences, END (= N), then -1.
 END may come at any step, also before a real sentence (the model then drops it); once
@@ -15,7 +15,7 @@ def distractor_classes(orders: Tensor, mask: Tensor) -> Tensor:
     """Gold orders (B, N) of the kept sentences, -1 padded, and the real sentences (B, N)
     -> (B,) the index of the presented sentence missing from the gold order (the
     distractor), or N where there is none. ValueError for a document with more than one:
-    the noise settings (DESIGN section 4) give each document at most one."""
+    the noise settings (docs/design.md, section 4) give each document at most one."""
     kept = F.one_hot(orders.clamp(min=0), mask.shape[1]) * (orders >= 0).unsqueeze(-1)
     missing = mask & (kept.sum(dim=1) == 0)  # (B, N)
     several = missing.sum(dim=1) > 1  # (B,)

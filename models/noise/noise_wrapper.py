@@ -1,4 +1,4 @@
-"""Any ordering model in the noise setting (DESIGN section 4): the decoder may point to
+"""Any ordering model in the noise setting (docs/design.md, section 4): the decoder may point to
 END, and the sentences not placed before END are predicted noise.
 
 END is the mechanism of Wang and Wan (2019), "Hierarchical Attention Networks for Sentence

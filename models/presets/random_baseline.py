@@ -6,7 +6,7 @@ predictions do not depend on batching or call order. Under the uniform model eve
 order has probability 1/n!, so `log_prob` is -log(n!) and `loss` its negation's mean;
 there is nothing to train (`trainable = False`, no parameters).
 
-With distractors (`dataset.noise`, DESIGN section 4) it orders every presented sentence,
+With distractors (`dataset.noise`, docs/design.md, section 4) it orders every presented sentence,
 distractors included: it never predicts noise, so its `noise_acc` is the share of
 documents without a distractor (0 under noise 1, about 0.5 under 0/1), and its `pm_f` and
 `pmr` are those of a random order that keeps everything (the harness does not wrap it

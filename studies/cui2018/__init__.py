@@ -1,8 +1,9 @@
 """The reproduction of Cui et al. 2018 (ATTOrderNet), Tables 3 and 5: Accidents, Earthquakes
 and NIPS (README.md).
 
-`COMMAND` declares `orderbench study cui2018` (standard library only, so its `--help`
-loads nothing); `studies.cui2018.reproduction.main` runs it.
+`COMMAND` declares `orderbench study cui2018` (`studies.cui2018.reproduction.main` runs
+it), `NIPS_COMMAND` `orderbench study cui2018-nips` (`studies.cui2018.nips.main`); `COMMANDS` lists
+both. Standard library only, so their `--help` loads nothing.
 """
 
 from benchmark.cli_options import Command, Key
@@ -23,3 +24,17 @@ COMMAND = Command(
     ),
     "studies.cui2018.reproduction:main",
 )  # fmt: skip
+
+NIPS_COMMAND = Command(
+    "study cui2018-nips",
+    "results/reproduction_nips.{md,csv}: the NIPS column of Cui et al. 2018, Table 3, from "
+    "finished runs",
+    (
+        Key("runs", "the runs folder", "runs", metavar="DIR"),
+        Key("out", "where the page and its table go", "results", metavar="DIR"),
+        Key("variant", "the variant of the NIPS runs", "repro_e100", metavar="VARIANT"),
+    ),
+    "studies.cui2018.nips:main",
+)  # fmt: skip
+
+COMMANDS = (COMMAND, NIPS_COMMAND)

@@ -202,9 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         pairs = [pair.partition(":") for pair in args["pairs"]]
         if bad := ["".join(pair) for pair in pairs if not all(pair)]:
             raise UsageError(f"pairs: {bad[0]!r}: expected SHORT:LONG")
-    except UsageError as error:
+        runs = collect_runs(args["runs"])
+    except (UsageError, FileNotFoundError) as error:  # FileNotFoundError: no runs folder
         return report_error(COMMAND.prog, error)
-    runs = collect_runs(args["runs"])
     table = noise_table(runs, args["variants"])
     if table.empty:
         print(f"no finished runs under {args['runs']}")

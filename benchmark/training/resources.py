@@ -1,0 +1,86 @@
+"""What a training cost: CPU seconds per epoch and peak memory, for the run record.
+
+Wall-clock time depends on what else the machine runs; the process's CPU time (user +
+system, `resource.getrusage`) does much less, so the cost of a run is counted in CPU
+seconds: `ResourceMeter` records the CPU seconds of every training epoch (its validation
+pass included), carried across resumes in the checkpoints (plain floats, so they load
+with `weights_only=True`), and `resources` gives the record's
+`{train_cpu_seconds, cpu_seconds_per_epoch, cpu_seconds_to_selected, peak_rss_mb}`:
+`cpu_seconds_to_selected` is what training cost up to the end of the epoch selected on
+valid, the price of the run's test figures. An epoch the meter did not see (trained before
+a resume from a checkpoint that holds no meter state) is `null`, and a sum that needs it is
+`null`: an uncounted cost is never reported as a small one. `peak_rss_mb` is the peak
+resident memory (Linux `ru_maxrss`) of the process that finished the run, which includes
+data loading and the test.
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+
+import pytorch_lightning as pl
+
+
+def cpu_seconds() -> float:
+    """The CPU time (user + system) this process has used so far, in seconds."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def peak_rss_mb() -> float:
+    """The process's peak resident memory in MB (`ru_maxrss`: KB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024 if sys.platform == "darwin" else 1024)
+
+
+class ResourceMeter(pl.Callback):
+    """The CPU seconds of every training epoch (training steps and validation)."""
+
+    def __init__(self) -> None:
+        self.per_epoch: list[float] = []
+        self._start: float | None = None
+
+    def on_train_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        self._start = cpu_seconds()
+
+    def on_train_epoch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        # after the epoch's validation (Lightning runs it before this hook)
+        if self._start is not None:
+            self.per_epoch.append(round(cpu_seconds() - self._start, 3))
+            self._start = None
+
+    def state_dict(self) -> dict:
+        return {"cpu_seconds_per_epoch": list(self.per_epoch)}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        self.per_epoch = [float(s) for s in state_dict.get("cpu_seconds_per_epoch", [])]
+
+
+def epoch_cpu_seconds(trainer: pl.Trainer) -> list[float]:
+    """The CPU seconds of every training epoch so far (the trainer's `ResourceMeter`). Read
+    it right after `fit`: a later `validate` or `test` from a checkpoint restores the
+    callbacks' state of that checkpoint."""
+    meter = next((c for c in trainer.callbacks if isinstance(c, ResourceMeter)), None)
+    return list(meter.per_epoch) if meter is not None else []
+
+
+def _total(seconds: list[float | None]) -> float | None:
+    """The sum, or None when an epoch of it was not counted (or there is none)."""
+    if not seconds or any(one is None for one in seconds):
+        return None
+    return round(sum(seconds), 2)
+
+
+def resources(per_epoch: list[float], best_epoch: int | None, epochs: int) -> dict:
+    """The record's `resources` from the CPU seconds the meter counted, the last `epochs`
+    epochs of the training (the earlier ones, trained before the meter's state was kept in
+    the checkpoints, become None); `best_epoch` counts from 1 (None: nothing was trained)."""
+    counted = per_epoch[-epochs:] if epochs else []
+    every_epoch: list[float | None] = [None] * (epochs - len(counted)) + counted
+    return {
+        "train_cpu_seconds": _total(every_epoch) if epochs else 0.0,
+        "cpu_seconds_per_epoch": every_epoch,
+        "cpu_seconds_to_selected": _total(every_epoch[:best_epoch]) if best_epoch else None,
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+    }

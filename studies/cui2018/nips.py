@@ -1,0 +1,302 @@
+"""results/reproduction_nips.{md,csv}: the NIPS column of Cui et al. 2018, Table 3, on the
+SE-Graph split of the NIPS abstracts (conf/sweep/nips.yaml, `make nips`), beside the
+published figures (`studies.cui2018.published`), with the presets the paper did not have.
+
+For every row (a preset at one setting, over its seeds): mean ± std over seeds of accuracy
+(%), PMR (%) and tau, each with its 95% interval counting seeds and test documents
+(`benchmark.stats.seeded_paired.seeded_interval`), the published figure and the difference
+(ours - published), whether the published figure lies inside our interval; how the runs
+stopped and their selected epochs. Then the paired seed-and-document test of every row
+against the reference row (the row with the best mean VALID tau, chosen without a test
+figure), Holm-corrected over the family (`benchmark.stats.multiple_testing`), and the cost
+of each row (`resources` of the run records: CPU seconds to the selected epoch, in all, and
+peak memory; `benchmark.training.resources`) with the cheapest row that reaches the
+SE-Graph log's tau. Rows with fewer than `MIN_RUNS` finished runs are marked.
+
+    orderbench study cui2018-nips [runs=runs] [out=results] [variant=repro_e100]
+        (`NIPS_COMMAND` of studies/cui2018/__init__.py)
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchmark.cli_options import UsageError, report_error
+from benchmark.records.atomic_io import atomic_write_group
+from benchmark.records.comparability import IncomparableRunsError, require_pairable
+from benchmark.records.run_collection import Run, collect_runs
+from benchmark.stats.multiple_testing import holm
+from benchmark.stats.seeded_paired import compare_seeded, load_row, seeded_interval
+from studies.cui2018 import NIPS_COMMAND as COMMAND
+from studies.cui2018.published import MODELS, NIPS, NSEG_LABEL, NSEG_NIPS
+
+DATASET = "nips"
+VARIANT = "repro_e100"
+MIN_RUNS = 3
+N_RESAMPLES = 10_000
+METRICS = {"acc": 100.0, "pmr": 100.0, "tau": 1.0}  # figure -> scale shown (% for the first two)
+NAMES = {"acc": "accuracy %", "pmr": "PMR %", "tau": "tau"}
+CSV_NAME, MARKDOWN_NAME = "reproduction_nips.csv", "reproduction_nips.md"
+
+
+@dataclass(frozen=True)
+class Row:
+    """A preset at one setting (its run label is the variant plus `tag`); `paper` names the
+    preset whose published figure it is set beside (None: none)."""
+
+    label: str
+    preset: str
+    tag: str = ""
+    paper: str | None = None
+
+
+ROWS = (
+    Row("LSTM+PtrNet, batch 16, beam 64", "lstm_ptrnet", "_cui", "lstm_ptrnet"),
+    Row("CNN+PtrNet, batch 16, beam 64", "cnn_ptrnet", "_cui", "cnn_ptrnet"),
+    *(Row(MODELS[p], p, "", p) for p in ("attordernet_att", "attordernet_cnn", "attordernet")),
+    Row("HAN (Wang and Wan 2019)", "han"),
+    Row("MiniLM, top layer fine-tuned", "minilm_finetune"),
+    Row("pairwise + topological sort", "pairwise_tsort"),
+    Row("bag-of-words position (calibration)", "bow_position"),
+    Row("word-overlap chain (calibration, rule)", "overlap_chain"),
+)
+
+
+def row_runs(runs: Sequence[Run], variant: str) -> dict[Row, list[Run]]:
+    """The finished runs of every row (sorted by seed); a row without runs is absent."""
+    found = {}
+    for row in ROWS:
+        members = [run for run in runs if run.dataset == DATASET and run.preset == row.preset
+                   and run.variant == variant + row.tag]  # fmt: skip
+        if members:
+            found[row] = sorted(members, key=lambda run: run.seed)
+    return found
+
+
+def _valid_tau(runs: Sequence[Run]) -> float:
+    values = [run.record["split"].get("valid", {}).get("tau") for run in runs]
+    values = [v for v in values if isinstance(v, (int, float))]
+    return float(np.mean(values)) if values else math.nan
+
+
+def _every_epoch_counted(cost: dict | None, epochs: int | None) -> bool:
+    per_epoch = (cost or {}).get("cpu_seconds_per_epoch") or []
+    return len(per_epoch) == epochs and all(seconds is not None for seconds in per_epoch)
+
+
+def _cost(runs: Sequence[Run]) -> dict:
+    """Mean CPU seconds to the selected epoch and in all, peak memory; where a record did
+    not count every epoch (it predates `resources`, or was resumed from a checkpoint made
+    before them), the CPU time is estimated from its training wall time (`estimated`: how
+    many)."""
+    to_selected, total, memory, estimated = [], [], [], 0
+    for run in runs:
+        cost = run.record.get("resources")
+        if _every_epoch_counted(cost, run.record.get("epochs")):
+            to_selected.append(cost["cpu_seconds_to_selected"])
+            total.append(cost["train_cpu_seconds"])
+            memory.append(cost["peak_rss_mb"])
+        elif run.record.get("epochs"):
+            share = (run.record.get("best_epoch") or 0) / run.record["epochs"]
+            to_selected.append(run.record["train_seconds"] * share)
+            total.append(run.record["train_seconds"])
+            estimated += 1
+
+    def mean(values: list) -> float:
+        return float(np.mean(values)) if values else math.nan
+
+    return {"cpu_s_to_selected": mean(to_selected), "cpu_s_total": mean(total),
+            "peak_rss_mb": mean(memory), "cost_estimated": estimated}  # fmt: skip
+
+
+def build(runs: Sequence[Run], variant: str = VARIANT,
+          n_resamples: int = N_RESAMPLES) -> tuple[pd.DataFrame, dict]:
+    """The table (one row per row of `ROWS` with runs) and the paired tests against the
+    reference row."""
+    groups = row_runs(runs, variant)
+    records = []
+    loaded = {}
+    for row, members in groups.items():
+        loaded[row] = load_row(members)
+        interval = seeded_interval(loaded[row], n_resamples, seed=0)
+        entry = {"row": row.label, "preset": row.preset, "variant": variant + row.tag,
+                 "runs": len(members), "seeds": ",".join(str(r.seed) for r in members),
+                 "valid_tau": _valid_tau(members)}  # fmt: skip
+        for metric, scale in METRICS.items():
+            values = [r.metrics.get(metric, math.nan) * scale for r in members]
+            cell = interval.get(metric, {})
+            published = NIPS.get(row.paper, {}).get(metric) if row.paper else None
+            mean = cell.get("mean", math.nan) * scale
+            entry |= {
+                f"{metric}_mean": mean,
+                f"{metric}_std": float(np.std(values, ddof=1)) if len(values) > 1 else math.nan,
+                f"{metric}_ci_low": cell.get("ci_low", math.nan) * scale,
+                f"{metric}_ci_high": cell.get("ci_high", math.nan) * scale,
+                f"{metric}_published": published,
+                f"{metric}_diff": mean - published if published is not None else math.nan,
+            }
+        entry["stopped_by"] = ",".join(sorted({r.record.get("stopped_by", "?") for r in members}))
+        entry["best_epoch"] = float(np.mean([r.record.get("best_epoch") or 0 for r in members]))
+        entry |= _cost(members)
+        records.append(entry)
+    table = pd.DataFrame(records)
+    return table, paired_tests(groups, loaded, n_resamples)
+
+
+def paired_tests(groups: dict, loaded: dict, n_resamples: int) -> dict:
+    """Every complete row against the reference (best mean valid tau among the complete
+    rows, no test figure used): tau difference, interval, p and Holm's p."""
+    complete = [row for row, members in groups.items() if len(members) >= MIN_RUNS]
+    if not complete:
+        return {"reference": None, "tests": {}}
+    reference = max(complete, key=lambda row: _valid_tau(groups[row]))
+    tests, order = {}, []
+    for row in complete:
+        if row == reference:
+            continue
+        try:
+            require_pairable(row.label, groups[row][0].record, reference.label,
+                             groups[reference][0].record)  # fmt: skip
+            tests[row.label] = compare_seeded(loaded[row], loaded[reference], n_resamples)["tau"]
+            order.append(row.label)
+        except (IncomparableRunsError, ValueError) as error:
+            tests[row.label] = {"error": str(error)}
+    for label, p_holm in zip(order, holm([tests[label]["p"] for label in order]), strict=True):
+        tests[label]["p_holm"] = float(p_holm)
+    return {"reference": reference.label, "tests": tests}
+
+
+def _f(value, digits: int) -> str:
+    return "—" if value is None or (isinstance(value, float) and math.isnan(value)) \
+        else f"{value:.{digits}f}"
+
+
+def _cell(r: pd.Series, metric: str) -> str:
+    digits = 2 if METRICS[metric] == 100.0 else 3
+    text = f"{_f(r[f'{metric}_mean'], digits)} ± {_f(r[f'{metric}_std'], digits)}"
+    text += f" [{_f(r[f'{metric}_ci_low'], digits)}, {_f(r[f'{metric}_ci_high'], digits)}]"
+    published = r[f"{metric}_published"]
+    if published is None or (isinstance(published, float) and math.isnan(published)):
+        return text
+    inside = " ✓" if r[f"{metric}_ci_low"] <= published <= r[f"{metric}_ci_high"] else ""
+    return f"{text} vs {_f(published, digits)} ({r[f'{metric}_diff']:+.{digits}f}{inside})"
+
+
+def markdown(table: pd.DataFrame, tests: dict, variant: str, commits: Sequence[str]) -> str:
+    """The page."""
+    lines = [
+        "# NIPS abstracts: Cui et al. 2018, Table 3, NIPS column",
+        "",
+        "Our runs on the NIPS abstracts of the SE-Graph split (2,427 / 408 / 377 abstracts; "
+        "`dataset=nips`, `+reproduce=nips`) beside Cui et al. 2018, Table 3 (accuracy %, tau; "
+        "their split: 2,248 / 409 / 402) and the log of the SE-Graph authors' code on this "
+        f"very split. Budget `{variant}`: at most 100 epochs, early stopping after 15 without a "
+        "better valid tau, the same for every preset, fixed before any test figure; 3 seeds. "
+        "Each cell: mean ± std over seeds [95% interval over seeds and test documents] vs the "
+        "published figure (ours - published; ✓: inside our interval).",
+        "",
+        "| row | runs | accuracy % | PMR % | tau | stopped | best epoch |",
+        "|---|---:|---|---|---|---|---:|",
+    ]
+    for _, r in table.iterrows():
+        runs = f"{r['runs']} of {MIN_RUNS}" if r["runs"] < MIN_RUNS else str(r["runs"])
+        lines.append(
+            f"| {r['row']} | {runs} | {_cell(r, 'acc')} | {_cell(r, 'pmr')} | "
+            f"{_cell(r, 'tau')} | {r['stopped_by']} | {r['best_epoch']:.1f} |"
+        )
+    lines.append(
+        f"| {NSEG_LABEL} | — | {NSEG_NIPS['acc']:.2f} | {NSEG_NIPS['pmr']:.2f} | "
+        f"{NSEG_NIPS['tau']:.4f} | — | — |"
+    )
+    lines += ["", "## Paired tests", ""]
+    if tests["reference"] is None:
+        lines.append(f"No row has {MIN_RUNS} finished runs yet: nothing is compared.")
+    else:
+        lines += [
+            f"Reference: **{tests['reference']}** (the complete row with the best mean valid "
+            "tau). Tau difference of each complete row from it, paired on the test documents, "
+            "counting seed and document variation (`benchmark.stats.seeded_paired`), p-values "
+            "Holm-corrected over the rows.",
+            "",
+            "| row | Δ tau [95% CI] | p | Holm p |",
+            "|---|---|---:|---:|",
+        ]
+        for label, test in tests["tests"].items():
+            if "error" in test:
+                lines.append(f"| {label} | not compared: {test['error']} | | |")
+                continue
+            lines.append(
+                f"| {label} | {test['diff']:+.3f} [{test['ci_low']:+.3f}, {test['ci_high']:+.3f}]"
+                f" | {test['p']:.3g} | {test['p_holm']:.3g} |"
+            )
+    lines += ["", "## Cost", ""] + cost_lines(table)
+    lines += ["", "Made by `make nips` (the sweep, then `orderbench study cui2018-nips`) at "
+              + ", ".join(f"`{c[:12]}`" for c in commits) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def cost_lines(table: pd.DataFrame) -> list[str]:
+    """The cost table and the cheapest row that reaches the SE-Graph log's tau."""
+    lines = [
+        "CPU seconds (one PyTorch thread) to the epoch selected on valid and for the whole "
+        "training, mean over seeds, and the peak resident memory of the run's process; "
+        "≈ marks rows whose records predate the CPU-time count (wall-time share instead).",
+        "",
+        "| row | test tau | CPU s to selected | CPU s in all | peak memory MB |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for _, r in table.sort_values("cpu_s_to_selected").iterrows():
+        mark = "≈ " if r["cost_estimated"] else ""
+        lines.append(
+            f"| {r['row']} | {_f(r['tau_mean'], 3)} | {mark}{_f(r['cpu_s_to_selected'], 0)} | "
+            f"{mark}{_f(r['cpu_s_total'], 0)} | {_f(r['peak_rss_mb'], 0)} |"
+        )
+    reaching = table[table["tau_mean"] >= NSEG_NIPS["tau"]]
+    if reaching.empty:
+        lines += ["", f"No row reaches the SE-Graph log's tau {NSEG_NIPS['tau']} on average."]
+    else:
+        cheapest = reaching.sort_values("cpu_s_to_selected").iloc[0]
+        lines += ["", f"Cheapest row at or above the SE-Graph log's tau {NSEG_NIPS['tau']}: "
+                  f"**{cheapest['row']}** ({_f(cheapest['cpu_s_to_selected'], 0)} CPU s)."]
+    return lines
+
+
+def write(runs_dir: Path, out: Path, variant: str = VARIANT) -> list[Path]:
+    runs = collect_runs(runs_dir)
+    table, tests = build(runs, variant)
+    if table.empty:
+        raise ValueError(f"{runs_dir}: no finished NIPS run of variant {variant}")
+    commits = sorted({run.record.get("git_commit", "unknown") for run in runs
+                      if run.dataset == DATASET})  # fmt: skip
+    return atomic_write_group(out, {
+        CSV_NAME: table.to_csv(index=False, float_format="%.6g"),
+        MARKDOWN_NAME: markdown(table, tests, variant, commits),
+    })
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if COMMAND.asks_for_help(argv):
+        return 0
+    try:
+        args = COMMAND.parse(argv)
+    except UsageError as error:
+        return report_error(COMMAND.prog, error)
+    try:
+        written = write(Path(args["runs"]), Path(args["out"]), args["variant"])
+    except (ValueError, FileNotFoundError) as error:  # no runs folder, no finished run, ...
+        return report_error(COMMAND.prog, error)
+    for path in written:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

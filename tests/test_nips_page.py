@@ -1,0 +1,53 @@
+"""The NIPS page of the Cui et al. 2018 study (studies/cui2018/nips.py) on fabricated runs:
+published figures beside ours, intervals over seeds and documents, the reference chosen on
+valid figures, Holm-corrected tests, the cost table, short rows marked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from fixtures_runs import write_run
+
+from benchmark.records.run_collection import collect_runs
+from studies.cui2018.nips import build, markdown, write
+from studies.cui2018.published import NIPS, NSEG_NIPS
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> Path:
+    root = tmp_path / "runs"
+    for seed in range(3):
+        write_run(root, "attordernet", seed, 0.8, dataset="nips", variant="repro_e100")
+        write_run(root, "lstm_ptrnet", seed, 0.5, dataset="nips", variant="repro_e100_cui")
+    write_run(root, "han", 0, 0.6, dataset="nips", variant="repro_e100")  # one seed only
+    write_run(root, "attordernet", 0, 0.1, dataset="brown", variant="repro_e100")  # not NIPS
+    return root
+
+
+def test_rows_hold_ours_beside_the_published_figures(runs: Path):
+    table, tests = build(collect_runs(runs), n_resamples=200)
+    assert list(table["row"]) == ["LSTM+PtrNet, batch 16, beam 64", "ATTOrderNet",
+                                  "HAN (Wang and Wan 2019)"]  # fmt: skip
+    attordernet = table.set_index("row").loc["ATTOrderNet"]
+    assert attordernet["runs"] == 3 and attordernet["tau_published"] == NIPS["attordernet"]["tau"]
+    assert attordernet["acc_diff"] == pytest.approx(attordernet["acc_mean"] - 56.09)
+    assert attordernet["tau_ci_low"] <= attordernet["tau_mean"] <= attordernet["tau_ci_high"]
+    assert 0 <= attordernet["acc_ci_low"] and attordernet["acc_ci_high"] <= 100
+    han = table.set_index("row").loc["HAN (Wang and Wan 2019)"]
+    assert pd.isna(han["tau_published"]) and han["runs"] == 1
+    # the reference is chosen on valid figures among complete rows; HAN (1 run) is left out
+    assert tests["reference"] == "ATTOrderNet"
+    (only,) = tests["tests"].values()
+    assert only["diff"] < 0 and 0 <= only["p"] <= only["p_holm"] <= 1
+
+
+def test_the_page_marks_short_rows_and_states_the_cost(runs: Path, tmp_path: Path):
+    table, tests = build(collect_runs(runs), n_resamples=200)
+    page = markdown(table, tests, "repro_e100", ["0" * 40])
+    assert "| HAN (Wang and Wan 2019) | 1 of 3 |" in page
+    assert f"{NSEG_NIPS['tau']:.4f}" in page and "≈" in page  # fabricated records: no CPU count
+    assert "Holm" in page
+    written = write(runs, tmp_path / "out")
+    assert sorted(p.name for p in written) == ["reproduction_nips.csv", "reproduction_nips.md"]

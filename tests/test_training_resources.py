@@ -1,0 +1,25 @@
+"""The record's `resources` (benchmark.training.resources): an epoch the meter did not see
+is None, never a smaller cost."""
+
+from benchmark.training.resources import resources
+
+
+def test_every_epoch_counted_gives_the_sums():
+    cost = resources([2.0, 3.0, 4.0], best_epoch=2, epochs=3)
+    assert cost["cpu_seconds_per_epoch"] == [2.0, 3.0, 4.0]
+    assert cost["train_cpu_seconds"] == 9.0
+    assert cost["cpu_seconds_to_selected"] == 5.0
+
+
+def test_epochs_before_a_resume_without_meter_state_are_uncounted():
+    # 24 epochs trained, the meter saw only the last 4 (resumed after epoch 20)
+    cost = resources([17.0, 16.0, 16.0, 17.0], best_epoch=9, epochs=24)
+    assert cost["cpu_seconds_per_epoch"] == [None] * 20 + [17.0, 16.0, 16.0, 17.0]
+    assert cost["train_cpu_seconds"] is None
+    assert cost["cpu_seconds_to_selected"] is None
+
+
+def test_a_selected_epoch_inside_the_counted_part_keeps_its_cost():
+    cost = resources([1.0, 1.5], best_epoch=4, epochs=4)  # epochs 3 and 4 counted
+    assert cost["cpu_seconds_to_selected"] is None  # epochs 1-2 are needed and unknown
+    assert resources([], best_epoch=None, epochs=0)["train_cpu_seconds"] == 0.0
