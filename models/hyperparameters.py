@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fnmatch import fnmatch
 
 RATES = ("dropout", "*_dropout")
@@ -50,7 +50,9 @@ def _problem(name: str, value) -> str | None:
         low = 1
     else:
         return None  # no range known: the preset checks it itself
-    values = value if name in LISTS and isinstance(value, (list, tuple)) and value else [value]
+    # a list of sizes arrives as a list, a tuple or OmegaConf's ListConfig (a Sequence)
+    several = name in LISTS and isinstance(value, Sequence) and not isinstance(value, str)
+    values = list(value) if several and len(value) else [value]
     if all(_is_int(v) and v >= low for v in values):
         return None
     return f"expected an integer >= {low}, got {value!r}"

@@ -5,6 +5,7 @@ named options, Gong et al.'s multi-width CNN, and the configs that select them."
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 import torch
@@ -160,3 +161,18 @@ def test_paper_experiments_compose_with_the_published_settings():
         assert cfg.model.net.pointer_keys == "sentence" and cfg.model.net.initial_cell == "zeros"
         assert cfg.model.optimizer._target_ == "torch.optim.Adadelta"
     assert compose_config(["+experiment=attordernet_paper"]).model.net.sentence_pooling == "last"
+
+
+@pytest.mark.parametrize("experiment", sorted(
+    path.stem for path in (Path(__file__).parents[1] / "conf" / "experiment").glob("*.yaml")
+    if "minilm" not in path.stem  # the MiniLM presets load a pretrained encoder
+))  # fmt: skip
+def test_every_experiment_builds_its_model_through_the_run_path(experiment):
+    """Hydra hands lists to the presets as ListConfig (filter_width: [3, 4, 5]); the range
+    check must take them, as the run's build does (benchmark.run.model_builder.build_net)."""
+    from benchmark.config.compose import compose_config
+    from benchmark.run.model_builder import build_net
+
+    cfg = compose_config([f"+experiment={experiment}"])
+    net = build_net(cfg, vocab_size=40, pretrained_embeddings=None)
+    assert isinstance(net, torch.nn.Module)
