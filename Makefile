@@ -21,6 +21,8 @@ SWEEP_REPRO ?= reproduction_e100
 VARIANT    ?= $(patsubst reproduction%,repro%,$(SWEEP_REPRO))
 COMPARE    ?=
 CV_VARIANT ?=
+COMMA      := ,
+SPACE      := $(subst ,, )
 
 .PHONY: help setup train test test-slow data lint leaderboard plots bench \
 	sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction \
@@ -69,11 +71,11 @@ test-slow: setup  ## run only the slow checks
 lint: setup  ## ruff
 	$(PY) -m ruff check benchmark models data tests
 
-leaderboard: setup  ## RUNS/reports/leaderboard.csv + .md from the finished runs under RUNS=runs (ARGS="--out DIR --wandb"; --out results replaces the committed ones)
-	$(OB) leaderboard --runs $(RUNS) $(ARGS)
+leaderboard: setup  ## RUNS/reports/leaderboard.csv + .md from the finished runs under RUNS=runs (ARGS="out=DIR wandb=true"; out=results replaces the committed ones)
+	$(OB) leaderboard runs=$(RUNS) $(ARGS)
 
-plots: setup  ## RUNS/reports/plots/*.png from the finished runs under RUNS=runs (ARGS="--out DIR --wandb"; --out results/plots replaces the committed ones)
-	$(OB) plots --runs $(RUNS) $(ARGS)
+plots: setup  ## RUNS/reports/plots/*.png from the finished runs under RUNS=runs (ARGS="out=DIR wandb=true"; out=results/plots replaces the committed ones)
+	$(OB) plots runs=$(RUNS) $(ARGS)
 
 bench: setup  ## measured throughput of every preset: training, decoding, scaling, batched vs per-document search; paper-size training, fast vs reference paths (ARGS="presets=... quick=true")
 	$(OB) bench $(ARGS)
@@ -101,13 +103,14 @@ nips: setup  ## Cui et al. 2018 Table 3, NIPS column, on the SE-Graph split (ORD
 	$(MAKE) --no-print-directory nips-report
 
 nips-report: setup  ## results/reproduction_nips.{md,csv} and results/nips/ from the finished NIPS runs, no training
-	$(PY) -m studies.cui2018.nips --runs $(RUNS) --out results
-	$(OB) leaderboard --runs $(RUNS)/nips --out results/nips
-	$(OB) plots --runs $(RUNS)/nips --out results/nips/plots
+	$(OB) study cui2018-nips runs=$(RUNS) out=results
+	$(OB) leaderboard runs=$(RUNS)/nips out=results/nips
+	$(OB) plots runs=$(RUNS)/nips out=results/nips/plots
 
 reproduction-report: setup  ## results/reproduction.{md,csv} from the finished runs, no training (VARIANT=repro_e100 COMPARE="repro_e60 repro": several, space-separated; the cross-validated cells: the runs of cv_e100, CV_VARIANT to name another)
-	$(PY) -m studies.cui2018.reproduction --runs $(RUNS) --out results --variant $(VARIANT) \
-		$(foreach v,$(COMPARE),--compare-variant $(v)) $(if $(CV_VARIANT),--cv-variant $(CV_VARIANT))
+	$(OB) study cui2018 runs=$(RUNS) out=results variant=$(VARIANT) \
+		$(if $(strip $(COMPARE)),compare=$(subst $(SPACE),$(COMMA),$(strip $(COMPARE)))) \
+		$(if $(CV_VARIANT),cv_variant=$(CV_VARIANT))
 
 slurm-up:  ## stand up a one-node SLURM cluster on this machine (root; scripts/local_slurm.sh)
 	scripts/local_slurm.sh up

@@ -2,171 +2,154 @@
 
     orderbench <command> [arguments]      orderbench <command> --help
 
-Commands that compose a config (train, evaluate, predict, bench, datacard, prepare, sweep
-run) take Hydra-style `key=value` overrides; the tools that read files (score, compare,
-leaderboard, plots, sweep list/summary) take options. Each command's module is imported
-only when it runs. `--help` imports none of them: the option parsers live in
-`benchmark.cli_parsers`, the `key=value` tools' help is their `USAGE` and docstring read from
-their source, and `orderbench train --help` is `benchmark.train_help`; so every command
-answers `--help` at once, with a usage line naming `orderbench <command>`.
-`python -m benchmark.<module>` keeps working for each of them.
+Every command takes its arguments in one style, `key=value` (booleans `true|false`), its
+required inputs also as bare words (`orderbench compare RUN_A RUN_B json=true`); `train`
+is Hydra's (`key=value`, `+group=option`, `-m`). The commands are declared in
+`benchmark.cli_parsers` (benchmark/ and models/) and by each study in its package
+(`studies/<name>/__init__.py`: `COMMAND`, or `COMMANDS` for several; found by folder, so no
+module names a study).
+A command of two words (`sweep list`, `bench tsort`, `study cui2018`) is one of a group.
+Each command's module is imported only when it runs; `--help` imports none of them (the
+declarations and `benchmark.train_help` are standard library only), so every command
+answers `--help` at once. `python -m <module>` keeps working for each of them.
 """
 
 from __future__ import annotations
 
-import ast
 import importlib
 import runpy
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import NamedTuple
 
 from benchmark import cli_parsers
-
-
-class Command(NamedTuple):
-    target: str  # "module:function"; the function takes argv (a list) or reads sys.argv
-    summary: str
-    reads_sys_argv: bool = False  # a Hydra app (`@hydra.main`): argv goes through sys.argv
-    parser: str | None = None  # its option parser in benchmark.cli_parsers; None: a
-    # `key=value` tool, whose help is its module's USAGE and docstring
-
-
-COMMANDS: dict[str, Command] = {
-    "train": Command(
-        "benchmark.train:main", "train and test one run (Hydra overrides; -m: a sweep)", True
-    ),
-    "evaluate": Command(
-        "benchmark.evaluate:main",
-        "re-score a finished run from its checkpoint: task=order|discrimination",
-    ),
-    "score": Command("benchmark.score:main", "score a predictions.jsonl file", parser="score"),
-    "compare": Command("benchmark.compare:main", "paired comparison of two runs", parser="compare"),
-    "predict": Command("benchmark.predict:main", "order your own sentences with a trained run"),
-    "leaderboard": Command(
-        "benchmark.report.leaderboard:main", "leaderboard.csv and .md of the finished runs",
-        parser="leaderboard",
-    ),
-    "plots": Command(
-        "benchmark.report.plots:main", "result plots of the finished runs", parser="plots"
-    ),
-    "bench": Command("benchmark.bench.suite:main", "throughput of every preset"),
-    "datacard": Command("benchmark.datacard:main", "a dataset's sizes and statistics (JSON)"),
-    "prepare": Command("benchmark.prepare_data:main", "fetch and preprocess a dataset"),
-    "sweep": Command("benchmark.cli:sweep", "sweeps: run NAME | list NAME | summary RUNS"),
-}
-SWEEP_ACTIONS = {  # action -> (target, its parser in benchmark.cli_parsers)
-    "list": ("benchmark.sweep.listing:main", "sweep_list"),
-    "summary": ("benchmark.sweep.summary:main", "sweep_summary"),
-}
-HELP_FLAGS = ("-h", "--help")
-SOURCE_ROOT = Path(__file__).resolve().parents[1]  # where the `benchmark` package lies
-SWEEP_USAGE = (
-    "usage: orderbench sweep run NAME [OVERRIDE ...]   launch conf/sweep/NAME.yaml "
-    "(hydra/launcher=slurm|local)\n"
-    "       orderbench sweep list NAME [OVERRIDE ...]  the jobs it would launch\n"
-    "       orderbench sweep summary RUNS_DIR          finished / failed / interrupted runs"
+from benchmark.cli_options import (
+    EXIT_BAD_INPUT,
+    HELP_FLAGS,
+    SOURCE_ROOT,
+    Command,
+    UsageError,
+    report_error,
 )
 
+STUDIES = "studies"  # the package whose folders may each declare `COMMAND` or `COMMANDS`
 
-def usage() -> str:
-    width = max(map(len, COMMANDS))
-    lines = [f"  {name:<{width}}  {command.summary}" for name, command in COMMANDS.items()]
+
+def study_commands() -> list[Command]:
+    """The commands the studies declare (`studies/<name>/__init__.py`: `COMMANDS`, a tuple,
+    else `COMMAND`)."""
+    commands = []
+    for folder in sorted((SOURCE_ROOT / STUDIES).iterdir()):
+        if (folder / "__init__.py").is_file():
+            package = importlib.import_module(f"{STUDIES}.{folder.name}")
+            declared = getattr(package, "COMMANDS", None) or (getattr(package, "COMMAND", None),)
+            commands += [command for command in declared if isinstance(command, Command)]
+    return commands
+
+
+def commands() -> dict[str, Command]:
+    """Every command by its name after `orderbench`."""
+    return {command.name: command for command in (*cli_parsers.COMMANDS, *study_commands())}
+
+
+def usage(table: dict[str, Command]) -> str:
+    width = max(map(len, table))
+    lines = [f"  {name:<{width}}  {command.summary}" for name, command in table.items()]
     return (
         "usage: orderbench <command> [arguments]   (orderbench <command> --help)\n\n"
-        "commands:\n" + "\n".join(lines)
+        "arguments are KEY=VALUE (true|false for yes/no), a command's inputs also as bare "
+        "words;\ntrain takes Hydra's overrides.\n\ncommands:\n" + "\n".join(lines)
     )
 
 
-def key_value_help(module: str) -> str:
-    """The help of a `key=value` tool (`benchmark.cli_options.help_text` of its `USAGE` and
-    docstring), read from its source without importing it."""
-    from benchmark.cli_options import help_text
-
-    path = SOURCE_ROOT.joinpath(*module.split(".")).with_suffix(".py")
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    usage = next(
-        ast.literal_eval(node.value)
-        for node in tree.body
-        if isinstance(node, ast.Assign)
-        and any(isinstance(target, ast.Name) and target.id == "USAGE" for target in node.targets)
-    )
-    return help_text(usage, ast.get_docstring(tree, clean=False))
+def group_usage(group: str, table: dict[str, Command]) -> str:
+    """The usage lines of the commands of a group (`orderbench sweep`), then their
+    summaries."""
+    members = [command for name, command in table.items() if name.split()[0] == group]
+    width = max(len(command.name) for command in members)
+    return "\n".join([
+        *(f"{'usage:' if i == 0 else '      '} {command.usage(wrap=False)}"
+          for i, command in enumerate(members)),
+        "", *(f"  {command.name:<{width}}  {command.summary}" for command in members),
+        "", f"(orderbench {group} <action> --help explains one)",
+    ])  # fmt: skip
 
 
-def command_help(name: str) -> str:
+def command_help(command: Command) -> str:
     """What `orderbench <name> --help` prints, without importing the command's module."""
-    command = COMMANDS[name]
-    if name == "train":
+    if command.call == "hydra":
         from benchmark.train_help import train_help
 
         return train_help()
-    if command.parser:
-        return getattr(cli_parsers, command.parser)().format_help().rstrip("\n")
-    return key_value_help(command.target.split(":")[0])
+    return command.help()
 
 
-def _call(target: str, argv: list[str], program: str, reads_sys_argv: bool = False):
-    """Import `target` ("module:function") and run it on `argv`."""
-    module, function = target.split(":")
-    if reads_sys_argv:  # as `python -m module`: Hydra finds conf/ from the module's file
-        sys.argv = [program, *argv]
+def _target(command: Command):
+    module, function = command.target.split(":")
+    return getattr(importlib.import_module(module), function)
+
+
+def run(command: Command, argv: list[str]) -> int:
+    """Run `command` on `argv` as its declaration says (`Command.call`)."""
+    if command.call == "hydra":  # as `python -m module`: Hydra finds conf/ from its file
+        module = command.target.split(":")[0]
+        sys.argv = [command.prog, *argv]
         runpy.run_module(module, run_name="__main__", alter_sys=True)
         return 0
-    return getattr(importlib.import_module(module), function)(argv)
+    if command.call == "keys":
+        try:
+            keys = command.parse(argv)
+        except UsageError as error:
+            return report_error(command.prog, error)
+        status = _target(command)(**keys)
+    else:
+        status = _target(command)(argv)
+    return status if isinstance(status, int) else 0
 
 
-def sweep(argv: list[str]) -> int:
-    """`orderbench sweep run|list|summary ...`."""
-    if not argv or argv[0] in HELP_FLAGS:
-        print(SWEEP_USAGE)
-        return 0 if argv else 2
-    action, rest = argv[0], argv[1:]
-    if action in ("run", "list") and rest and "=" not in rest[0] and not rest[0].startswith("-"):
-        from benchmark.sweep.listing import unknown_sweep
-
-        if problem := unknown_sweep(rest[0], rest[1:]):
-            print(f"orderbench sweep {action}: error: {problem}", file=sys.stderr)
-            return 2
-    if action == "run":
-        if any(arg in HELP_FLAGS for arg in rest):
-            print(f"{SWEEP_USAGE}\n\nOverrides as for `orderbench train` (its --help lists them).")
-            return 0
-        if not rest or "=" in rest[0]:
-            print(f"orderbench sweep run: error: missing NAME\n{SWEEP_USAGE}", file=sys.stderr)
-            return 2
-        return _call(
-            "benchmark.train:main",
-            ["-m", f"sweep={rest[0]}", *rest[1:]],
-            "orderbench train",
-            reads_sys_argv=True,
-        )
-    if action not in SWEEP_ACTIONS:
-        print(f"orderbench sweep: error: unknown action {action!r}\n{SWEEP_USAGE}", file=sys.stderr)
-        return 2
-    target, parser = SWEEP_ACTIONS[action]
-    if any(arg in HELP_FLAGS for arg in rest):
-        print(getattr(cli_parsers, parser)().format_help().rstrip("\n"))
+def sweep_run(argv: Sequence[str]) -> int:
+    """`orderbench sweep run NAME [OVERRIDE ...]`: `orderbench train -m sweep=NAME ...`, once
+    the overrides compose (so a bad one is one line, as for the other commands)."""
+    command = cli_parsers.SWEEP_RUN
+    if command.asks_for_help(argv):
         return 0
-    return _call(target, rest, f"orderbench sweep {action}")
+    try:
+        args = command.parse(argv)
+    except UsageError as error:
+        return report_error(command.prog, error)
+    from benchmark.sweep.listing import override_problem, unknown_sweep
+
+    name, overrides = args["sweep"], args["overrides"]
+    if problem := unknown_sweep(name, overrides) or override_problem(name, overrides):
+        return report_error(command.prog, problem)
+    return run(cli_parsers.TRAIN, ["-m", f"sweep={args['sweep']}", *args["overrides"]])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    table = commands()
     if not argv or argv[0] in HELP_FLAGS:
-        print(usage())
-        return 0 if argv else 2
-    name, rest = argv[0], argv[1:]
-    if name not in COMMANDS:
-        print(f"orderbench: error: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
-        return 2
-    if name != "sweep" and any(arg in HELP_FLAGS for arg in rest):
-        print(command_help(name))
+        print(usage(table))
+        return 0 if argv else EXIT_BAD_INPUT
+    words = 2 if " ".join(argv[:2]) in table else 1
+    name, rest = " ".join(argv[:words]), argv[words:]
+    if name not in table:
+        groups = {known.split()[0] for known in table if " " in known}
+        if name in groups:  # a group without (or with an unknown) action
+            asked = bool(rest) and rest[0] in HELP_FLAGS
+            if rest and not asked:
+                actions = [known.split()[1] for known in table if known.split()[0] == name]
+                return report_error(f"orderbench {name}", f"unknown action {rest[0]!r}; the "
+                                    f"actions: {', '.join(actions)}")
+            print(group_usage(name, table), file=sys.stdout if asked else sys.stderr)
+            return 0 if asked else EXIT_BAD_INPUT
+        names = dict.fromkeys(known.split()[0] for known in table)
+        return report_error("orderbench", f"unknown command {name!r}; the commands: "
+                            f"{', '.join(names)} (orderbench --help)")
+    command = table[name]
+    if any(arg in HELP_FLAGS for arg in rest):
+        print(command_help(command))
         return 0
-    command = COMMANDS[name]
-    status = _call(command.target, rest, f"orderbench {name}", command.reads_sys_argv)
-    return status if isinstance(status, int) else 0
+    return run(command, rest)
 
 
 if __name__ == "__main__":

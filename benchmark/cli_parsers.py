@@ -1,142 +1,279 @@
-"""The option parsers of the `orderbench` tools that take options (score, compare,
-leaderboard, plots, sweep list, sweep summary).
+"""The declarations of the `orderbench` commands of benchmark/ and models/: each command's
+keys, their defaults and one-line help (`benchmark.cli_options.Command`), from which its
+usage line, its `--help` and its parser come.
 
 They live apart from the tools, and import nothing but the standard library, so that
 `orderbench <command> --help` answers at once: the tools themselves load numpy, pandas,
-matplotlib or Hydra. Each tool builds its parser here, so `python -m benchmark.<tool>`
-and `orderbench <command>` parse alike and both print `usage: orderbench <command>`.
+matplotlib, PyTorch or Hydra. Each tool parses its arguments with its declaration here, so
+`python -m benchmark.<tool>` and `orderbench <command>` parse alike. A study declares its
+own commands in its package (`studies/<name>/__init__.py`: `COMMAND`, or `COMMANDS` for
+several).
 """
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
+
+from benchmark.cli_options import Command, Key
 
 PAIRED_RESAMPLES = 10_000  # resamples of the paired tests (compare, leaderboard)
 REPORTS_DIR = "reports"  # the reports' default folder, inside the runs folder
-
-
-def _parser(command: str, description: str) -> argparse.ArgumentParser:
-    return argparse.ArgumentParser(prog=f"orderbench {command}", description=description)
+SPLITS = ("valid", "test")  # the evaluated splits (data.datamodule.EVAL_SPLITS)
+PRECISIONS = ("32", "bf16")  # benchmark.bench.timing.PRECISIONS
+DEVICES = ("cpu", "cuda")
+PAPER_EXPERIMENTS = (  # the paper-size presets, conf/experiment/*_paper.yaml
+    "attordernet_paper", "attordernet_att_paper", "attordernet_cnn_paper",
+    "lstm_ptrnet_paper", "cnn_ptrnet_paper", "han_paper",
+)  # fmt: skip
+HYDRA_OVERRIDES = "any other config key or group, as for `orderbench train` (its --help)"
 
 
 def report_dir(runs: Path, out: Path | None, sub: str = "") -> Path:
     """Where a report goes: `out` when given, else `<runs>/reports[/sub]`, so that a report
-    never replaces the committed `results/` unless asked to (`--out results`)."""
+    never replaces the committed `results/` unless asked to (`out=results`)."""
     if out is not None:
         return out
     return runs / REPORTS_DIR / sub if sub else runs / REPORTS_DIR
 
 
-def _runs_and_out(parser: argparse.ArgumentParser, default_out: str) -> None:
-    parser.add_argument(
-        "--runs", type=Path, default=Path("runs"), help="runs directory (default runs)"
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        help=f"output directory (default {default_out}; `--out results` replaces the "
-        "committed results)",
-    )
-    parser.add_argument(
-        "--wandb",
-        action="store_true",
-        help="also log to W&B (offline unless WANDB_MODE says otherwise)",
-    )
+def _flag(name: str, help: str, default: bool = False) -> Key:
+    return Key(name, help, default, kind="bool")
 
 
-def score() -> argparse.ArgumentParser:
-    parser = _parser("score", "Score a predictions.jsonl with the OrderBench metrics.")
-    parser.add_argument("predictions", type=Path, help="predictions.jsonl to score")
-    parser.add_argument(
-        "--include-trivial",
-        action="store_true",
-        help="count one-sentence documents as perfect (default: exclude them)",
-    )
-    parser.add_argument(
-        "--bootstrap",
-        type=int,
-        default=0,
-        metavar="N",
-        help="add 95%% bootstrap CIs over documents from N resamples",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    parser.add_argument(
-        "--breakdowns",
-        action="store_true",
-        help="add the figures by paragraph length and by categorical meta field",
-    )
-    return parser
+def _count(name: str, help: str, default: int | None, minimum: int = 1, **more) -> Key:
+    return Key(name, help, default, kind="int", minimum=minimum, **more)
 
 
-def compare() -> argparse.ArgumentParser:
-    parser = _parser("compare", "Paired comparison of two runs on the same test documents.")
-    parser.add_argument(
-        "run_a", type=Path, help="run directory, predictions.jsonl or row directory of seeds (A)"
-    )
-    parser.add_argument(
-        "run_b", type=Path, help="run directory, predictions.jsonl or row directory of seeds (B)"
-    )
-    parser.add_argument(
-        "--include-trivial",
-        action="store_true",
-        help="count one-sentence documents as perfect (default: exclude them)",
-    )
-    parser.add_argument(
-        "--resamples",
-        type=int,
-        default=PAIRED_RESAMPLES,
-        metavar="N",
-        help=f"bootstrap resamples and sign flips (default {PAIRED_RESAMPLES})",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    return parser
+INCLUDE_TRIVIAL = _flag(
+    "include_trivial", "count one-sentence documents as perfect (default: leave them out)"
+)
+RUNS = Key("runs", "the runs folder", "runs", metavar="DIR")
+WANDB = _flag("wandb", "also log to W&B (offline unless WANDB_MODE says otherwise)")
+
+TRAIN = Command(
+    "train", "train and test one run (Hydra overrides; -m: a sweep)",
+    target="benchmark.train:main", call="hydra",
+)  # its help is benchmark.train_help: the config groups of conf/
+EVALUATE = Command(
+    "evaluate", "re-score a finished run from its checkpoint: task=order|discrimination",
+    (
+        Key("run", "the run directory", positional=True, required=True, metavar="RUN_DIR"),
+        Key("task", "decode and score the split again, or order discrimination",
+            kind="choice", choices=("order", "discrimination"), required=True),
+        Key("split", "the split to evaluate", "test", kind="choice", choices=SPLITS),
+        _count("beam", "task=order: the beam width", None, metavar="K",
+               shown="the run's test beam"),
+        Key("predictions", "task=order: also write the predictions to FILE, outside the run "
+            "directory", metavar="FILE"),
+        _count("max_permutations", "task=discrimination: permutations per document", 20),
+    ),
+    "benchmark.evaluate:main",
+)  # fmt: skip
+SCORE = Command(
+    "score", "score a predictions.jsonl file with the suite's metrics",
+    (
+        Key("predictions", "the predictions.jsonl to score", positional=True, required=True,
+            metavar="FILE"),
+        INCLUDE_TRIVIAL,
+        _count("bootstrap", "add 95% bootstrap intervals over documents from N resamples "
+               "(0: none)", 0, minimum=0),
+        _count("seed", "bootstrap seed", 0, minimum=0),
+        _flag("breakdowns", "add the figures by paragraph length and by categorical meta field"),
+    ),
+    "benchmark.score:main",
+)  # fmt: skip
+COMPARE = Command(
+    "compare", "paired comparison of two runs on the same test documents",
+    (
+        Key("run_a", "run directory, predictions.jsonl or row directory of seeds (A)",
+            positional=True, required=True, metavar="RUN_A"),
+        Key("run_b", "the same for B", positional=True, required=True, metavar="RUN_B"),
+        INCLUDE_TRIVIAL,
+        _count("resamples", "bootstrap resamples and sign flips", PAIRED_RESAMPLES),
+        _count("seed", "resampling seed", 0, minimum=0),
+        _flag("json", "print one JSON object instead of the table"),
+    ),
+    "benchmark.compare:main",
+)  # fmt: skip
+PREDICT = Command(
+    "predict", "order your own sentences with a trained run",
+    (
+        Key("run", "the run directory", positional=True, required=True, metavar="RUN_DIR"),
+        Key("input", "a UTF-8 file of sentences (-: standard input)", positional=True,
+            required=True, metavar="FILE"),
+        _count("beam", "the beam width", None, metavar="K", shown="the run's test beam"),
+        Key("split", "one sentence per line, raw text, or as the input looks", "auto",
+            kind="choice", choices=("auto", "lines", "text")),
+    ),
+    "benchmark.predict:main",
+)  # fmt: skip
+LEADERBOARD = Command(
+    "leaderboard", "leaderboard.csv and .md of the finished runs",
+    (
+        RUNS,
+        Key("out", "the output folder (out=results replaces the committed leaderboard)",
+            metavar="DIR", shown=f"RUNS/{REPORTS_DIR}"),
+        _count("resamples", "resamples of the paired test", PAIRED_RESAMPLES),
+        _count("seed", "paired-test seed", 0, minimum=0),
+        Key("reference", "the reference row of every dataset, fixed before any test figure "
+            "is read", metavar="PRESET[/VARIANT]", shown="the base row with the best valid tau"),
+        WANDB,
+    ),
+    "benchmark.report.leaderboard:main",
+)  # fmt: skip
+PLOTS = Command(
+    "plots", "result plots (PNG) of the finished runs",
+    (
+        RUNS,
+        Key("out", "the output folder (out=results/plots replaces the committed plots)",
+            metavar="DIR", shown=f"RUNS/{REPORTS_DIR}/plots"),
+        WANDB,
+    ),
+    "benchmark.report.plots:main",
+)  # fmt: skip
+
+# -- bench: the suite's sizes, full and quick (`quick=true`: tiny sizes for tests) ------------
+FULL = {
+    "steps": 10, "warmup": 2, "beams": "1,4,16,64", "lengths": "5,10,20,40", "length": 10,
+    "docs": 16, "decode_docs": 256, "reference_docs": 8, "repeats": 3,
+    "paper_experiments": list(PAPER_EXPERIMENTS), "paper_steps": 6, "paper_repeats": 3,
+}  # fmt: skip
+QUICK = {
+    "steps": 2, "warmup": 1, "beams": "1,3", "lengths": "3,4", "length": 4, "docs": 2,
+    "decode_docs": 4, "reference_docs": 2, "repeats": 1,
+    "paper_experiments": ["lstm_ptrnet_paper"], "paper_steps": 1, "paper_repeats": 1,
+}  # fmt: skip
 
 
-def leaderboard() -> argparse.ArgumentParser:
-    parser = _parser(
-        "leaderboard", "Build leaderboard.csv and leaderboard.md from the finished runs."
-    )
-    _runs_and_out(parser, f"RUNS/{REPORTS_DIR}")
-    parser.add_argument(
-        "--resamples",
-        type=int,
-        default=PAIRED_RESAMPLES,
-        metavar="N",
-        help=f"resamples of the paired test (default {PAIRED_RESAMPLES})",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="paired-test seed (default 0)")
-    parser.add_argument(
-        "--reference",
-        metavar="PRESET[/VARIANT]",
-        help="the reference row of every dataset (default: the base row with the best valid "
-        "tau), fixed before any test figure is read",
-    )
-    return parser
+PAPER_SHOWN = "the six *_paper experiments"
 
 
-def plots() -> argparse.ArgumentParser:
-    parser = _parser("plots", "Draw the result plots (PNG) from the finished runs.")
-    _runs_and_out(parser, f"RUNS/{REPORTS_DIR}/plots")
-    return parser
+def _sized(name: str, help: str, kind: str = "int", minimum: int = 1, metavar: str = "") -> Key:
+    """A key whose default depends on `quick` (FULL, QUICK)."""
+    full, quick = (PAPER_SHOWN if v == list(PAPER_EXPERIMENTS) else
+                   ",".join(v) if isinstance(v, list) else v
+                   for v in (FULL[name], QUICK[name]))  # fmt: skip
+    minimum = minimum if kind == "int" else None
+    return Key(name, help, kind=kind, minimum=minimum, metavar=metavar,
+               shown=f"{full}; quick: {quick}")
 
 
-def sweep_list() -> argparse.ArgumentParser:
-    parser = _parser(
-        "sweep list",
-        "Dry listing of a sweep: every job it would launch and what it would do in its run "
-        "directory (train, resume, skip, conflict, invalid, shared). Launches nothing.",
-    )
-    parser.add_argument("sweep", help="a name in conf/sweep/ (paper, ablation, smoke)")
-    parser.add_argument("overrides", nargs="*", help="Hydra overrides, as for the sweep")
-    return parser
+BENCH = Command(
+    "bench", "measured throughput of every preset (the speed suite)",
+    (
+        Key("presets", "the presets", kind="list", shown="every conf/model/*.yaml"),
+        Key("dataset", "conf/dataset name for training and the test sample", "brown",
+            metavar="NAME"),
+        Key("device", "the device", kind="choice", choices=DEVICES, shown="cuda if available"),
+        Key("precision", "32, or bf16 autocast", "32", kind="choice", choices=PRECISIONS),
+        _count("threads", "PyTorch threads", None,
+               shown="the config's cpu_threads, else PyTorch's default"),
+        _sized("steps", "timed training steps"),
+        _sized("warmup", "untimed training steps", minimum=0),
+        _sized("beams", "beam widths, increasing", kind="text", metavar="K,K"),
+        _sized("lengths", "synthetic paragraph lengths at the widest beam, increasing",
+               kind="text", metavar="N,N"),
+        _sized("length", "paragraph length of the beam scaling and the reference"),
+        _sized("docs", "synthetic paragraphs per timed batch"),
+        _sized("decode_docs", "test documents for decoding throughput"),
+        _sized("reference_docs", "documents per reference check"),
+        _sized("repeats", "timed calls per decoding figure (median)"),
+        Key("out", "the record", metavar="FILE",
+            shown="results/bench/<device>.json; quick: results/bench/<device>-quick.json"),
+        _flag("quick", "tiny sizes, for tests and smoke checks"),
+        _flag("isolate", "each preset in a fresh process", True),
+        _flag("paper", "the paper-size training comparison", True),
+        _sized("paper_experiments", "conf/experiment names of the comparison", kind="list"),
+        _sized("paper_steps", "training batches per path"),
+        _sized("paper_repeats", "repeats (median)"),
+        _count("paper_threads", "PyTorch threads of the paper-size comparison", 1),
+        _flag("paper_compile", "also the fast paths with the compiled update (`compile`)"),
+    ),
+    "benchmark.bench.suite:main",
+)  # fmt: skip
+BENCH_PROFILE = Command(
+    "bench profile", "where the training time of the paper-size presets goes",
+    (
+        Key("experiments", "conf/experiment names", list(PAPER_EXPERIMENTS), kind="list",
+            shown=PAPER_SHOWN),
+        Key("path", "a JSONL dataset directory", metavar="DIR",
+            shown="NIPS-like synthetic documents"),
+        _count("train_batches", "training batches profiled, evenly spread; 0: the whole epoch",
+               0, minimum=0),
+        _count("val_batches", "validation batches profiled; 0: the whole validation split", 0,
+               minimum=0),
+        _count("plain_batches", "training batches also run as plain steps", 8, minimum=0),
+        _count("flop_batches", "training batches whose FLOPs are counted", 4, minimum=0),
+        _count("threads", "PyTorch threads", 1),
+        Key("device", "the device", "cpu", kind="choice", choices=DEVICES),
+        Key("precision", "32, or bf16 autocast", "32", kind="choice", choices=PRECISIONS),
+        _flag("reference", "the reference compute paths (models.compute_paths)"),
+        _count("seed", "seed of the synthetic documents and of the model", 0, minimum=0),
+        Key("scale", "NIPS-like split sizes times this, in (0, 1] (tests: smaller)", "1",
+            metavar="X"),
+        Key("out", "the record", metavar="FILE", shown="results/bench/profile-<device>.json"),
+    ),
+    "benchmark.bench.profile:main",
+)  # fmt: skip
+BENCH_TSORT = Command(
+    "bench tsort", "cost of the pairwise decoders (topological sort, win sums) against n",
+    (
+        Key("lengths", "numbers of sentences n, increasing", "5,10,20,50,100", metavar="N,N"),
+        _count("repeats", "timed calls per figure (median)", 3),
+        _count("seed", "seed of the synthetic precedence matrices", 0, minimum=0),
+    ),
+    "benchmark.bench.tsort:main",
+)  # fmt: skip
+
+# -- data -----------------------------------------------------------------------------------
+DATASET = Key("dataset", "a conf/dataset name", positional=True, metavar="NAME", shown="brown")
 
 
-def sweep_summary() -> argparse.ArgumentParser:
-    parser = _parser(
-        "sweep summary", "The state of every run directory under RUNS_DIR (finished, failed, "
-        "interrupted, not run), with failures' logs."
-    )
-    parser.add_argument("runs_dir", type=Path, help="the sweep's output folder (paths.runs)")
-    return parser
+def dataset_overrides(args: dict) -> list[str]:
+    """The config overrides of datacard and prepare: `dataset=NAME` first when given."""
+    return [*([f"dataset={args['dataset']}"] if args["dataset"] else []), *args["overrides"]]
+
+
+DATACARD = Command(
+    "datacard", "a dataset's sizes and statistics (JSON)", (DATASET,),
+    "benchmark.datacard:main", overrides=HYDRA_OVERRIDES + ", e.g. dataset.path=P",
+)
+PREPARE = Command(
+    "prepare", "fetch and preprocess a dataset into the cache", (DATASET,),
+    "benchmark.prepare_data:main", overrides=HYDRA_OVERRIDES + ", e.g. model=minilm_finetune",
+)
+
+# -- sweeps ---------------------------------------------------------------------------------
+SWEEP = Key("sweep", "a sweep of conf/sweep/", positional=True, required=True, metavar="NAME")
+SWEEP_RUN = Command(
+    "sweep run", "launch every run of conf/sweep/NAME.yaml (hydra/launcher=slurm|local)",
+    (SWEEP,), "benchmark.cli:sweep_run", details=False, flags=True,
+    overrides=HYDRA_OVERRIDES + "; Hydra's own flags pass on, as to `orderbench train -m`",
+)  # fmt: skip
+SWEEP_LIST = Command(
+    "sweep list", "dry listing of a sweep: every job and what it would do in its run folder",
+    (SWEEP,), "benchmark.sweep.listing:main", overrides="overrides, as for the sweep",
+)
+SWEEP_SUMMARY = Command(
+    "sweep summary", "finished / failed / interrupted runs under a sweep's folder",
+    (Key("runs", "the sweep's output folder (paths.runs)", positional=True, required=True,
+         metavar="RUNS"),),
+    "benchmark.sweep.summary:main",
+)  # fmt: skip
+
+# -- models ---------------------------------------------------------------------------------
+PARAMS = Command(
+    "params", "parameter counts of every preset at its published settings (Markdown)",
+    (_count("vocab_size", "word ids, <pad> and <unk> included (Brown's training vocabulary)",
+            20275, minimum=2),),
+    "models.param_counts:main", call="keys",
+)  # fmt: skip
+PRESETS = Command(
+    "presets", "every registered preset with its plot colour, then the free colours",
+    target="models.registry:main", call="keys", details=False,
+)
+
+COMMANDS = (
+    TRAIN, EVALUATE, SCORE, COMPARE, PREDICT, LEADERBOARD, PLOTS, BENCH, BENCH_PROFILE,
+    BENCH_TSORT, DATACARD, PREPARE, SWEEP_RUN, SWEEP_LIST, SWEEP_SUMMARY, PARAMS, PRESETS,
+)  # the order of `orderbench --help`; the studies' commands follow

@@ -1,4 +1,5 @@
-"""Compare two runs on the same test documents: `orderbench compare RUN_A RUN_B`.
+"""Compare two runs on the same test documents: `orderbench compare RUN_A RUN_B`
+(`benchmark.cli_parsers.COMPARE`).
 
 RUN_A and RUN_B are run directories (their `predictions.jsonl`; the run must have
 finished, i.e. have its `metrics.json`) or `predictions.jsonl` files, or row directories
@@ -15,8 +16,8 @@ paired by id (`benchmark.stats.paired.align_records`: different document sets ar
 naming the difference) and scored with the same metrics and trivial policy as
 `benchmark.score`. For every metric it prints A, B, the difference A - B, its paired
 bootstrap 95% interval and the p-values of a paired permutation (sign-flip) test and of
-Wilcoxon's signed-rank test (`benchmark.stats.paired.paired_test`). `--json` prints one JSON
-object instead of the table. Bad input: one line on stderr and exit status 2.
+Wilcoxon's signed-rank test (`benchmark.stats.paired.paired_test`). `json=true` prints one
+JSON object instead of the table. Bad input: one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark import cli_parsers
-from benchmark.cli_options import EXIT_BAD_INPUT
+from benchmark.cli_options import report_error
+from benchmark.cli_parsers import COMPARE
 from benchmark.metrics.corpus import score_records, trivial_policy
 from benchmark.metrics.directions import LOWER, direction
 from benchmark.records.comparability import (
@@ -101,7 +102,7 @@ def compare_runs(
     n_resamples: int = 10_000,
     seed: int = 0,
 ) -> dict:
-    """The paired comparison of two runs or rows, as printed by `--json`."""
+    """The paired comparison of two runs or rows, as printed by `json=true`."""
     rows_a, rows_b = row_runs(run_a), row_runs(run_b)
     if min(len(rows_a), len(rows_b)) >= 2:
         return compare_seeded_rows(run_a, run_b, rows_a, rows_b, include_trivial, n_resamples,
@@ -215,19 +216,16 @@ def format_table(result: dict) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = cli_parsers.compare()
-    args = parser.parse_args(argv)
-    if args.resamples < 1:
-        parser.error(f"--resamples must be >= 1, got {args.resamples}")
+    argv = sys.argv[1:] if argv is None else argv
+    if COMPARE.asks_for_help(argv):
+        return 0
     try:
-        result = compare_runs(
-            args.run_a, args.run_b, args.include_trivial, args.resamples, args.seed
-        )
-    except (ValueError, OSError) as error:
-        message = " ".join(str(error).split())
-        print(f"{parser.prog}: error: {message}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    print(json.dumps(json_safe(result)) if args.json else format_table(result))
+        args = COMPARE.parse(argv)
+        result = compare_runs(args["run_a"], args["run_b"], args["include_trivial"],
+                              args["resamples"], args["seed"])  # fmt: skip
+    except (ValueError, OSError) as error:  # UsageError is a ValueError
+        return report_error(COMPARE.prog, error)
+    print(json.dumps(json_safe(result)) if args["json"] else format_table(result))
     return 0
 
 

@@ -1,4 +1,5 @@
-"""Dataset card: `orderbench datacard dataset=NAME [dataset.path=P] [OVERRIDE ...]`.
+"""Dataset card: `orderbench datacard NAME [dataset.path=P] [OVERRIDE ...]`
+(`benchmark.cli_parsers.DATACARD`).
 
 Prints one JSON object with the columns of the dataset table of Cui et al. (2018),
 "Deep Attentive Sentence Ordering Network": for each split the number of documents, the
@@ -34,16 +35,15 @@ from collections.abc import Sequence
 
 from omegaconf import DictConfig
 
-from benchmark.cli_options import asks_for_help
-from benchmark.config.compose import compose_config
+from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_parsers import DATACARD, dataset_overrides
+from benchmark.config.compose import COMPOSE_ERRORS, compose_config, compose_error
 from benchmark.run.stages import build_datamodule
 from data.document import Document
 from data.errors import DataFormatError
 from data.readers.published_ids import split_published_id
 from data.readers.sources import SOURCES, DatasetSource
 from data.tokenize import tokenize
-
-USAGE = "orderbench datacard dataset=NAME [dataset.path=P] [OVERRIDE ...]"
 
 log = logging.getLogger(__name__)
 
@@ -134,17 +134,24 @@ def datacard(cfg: DictConfig) -> dict:
     return card
 
 
-def main(overrides: list[str]) -> None:
-    if asks_for_help(overrides, USAGE, __doc__):
-        return
+def main(argv: Sequence[str]) -> int:
+    if DATACARD.asks_for_help(argv):
+        return 0
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    cfg = compose_config([*overrides, "++model.embeddings=null"])  # no word vectors needed
+    try:  # no word vectors needed
+        overrides = dataset_overrides(DATACARD.parse(argv))
+        cfg = compose_config([*overrides, "++model.embeddings=null"])
+    except UsageError as error:
+        return report_error(DATACARD.prog, error)
+    except COMPOSE_ERRORS as error:
+        return report_error(DATACARD.prog, compose_error(error))
     try:
         card = datacard(cfg)
     except (FileNotFoundError, DataFormatError) as err:  # missing, mis-laid or malformed data
         raise SystemExit(f"error: {err}") from None
     print(json.dumps(card, indent=2))
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

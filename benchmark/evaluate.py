@@ -1,6 +1,5 @@
-"""Evaluate a finished run again with its best model:
-`orderbench evaluate run=RUN_DIR task=order|discrimination [split=test] [beam=K]
-[predictions=FILE] [max_permutations=20]` (or `python -m benchmark.evaluate ...`).
+"""Evaluate a finished run again with its best model: `orderbench evaluate RUN_DIR
+task=order|discrimination [key=value ...]` (`benchmark.cli_parsers.EVALUATE`).
 
 `task=order` decodes the split again from the checkpoint (beam `beam`, default the run's
 test beam) and prints its figures and bootstrap intervals as in `metrics.json`, without
@@ -30,17 +29,10 @@ from pathlib import Path
 
 import torch
 
-from benchmark.cli_options import (
-    UsageError,
-    asks_for_help,
-    choice,
-    parse_key_values,
-    positive_int,
-    report_error,
-)
+from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_parsers import EVALUATE
 from benchmark.evaluation.discrimination import discrimination_records
 from benchmark.metrics.corpus import score_records, summarise
-from benchmark.metrics.discrimination import MAX_PERMUTATIONS
 from benchmark.records.prediction_records import records_from_batch
 from benchmark.records.predictions import write_predictions
 from benchmark.records.run_record import read_run_record, write_run_record
@@ -50,33 +42,15 @@ from benchmark.run.stages import dataset_noise
 from benchmark.score import json_safe
 from benchmark.stats.bootstrap import bootstrap_summary
 from benchmark.stats.discrimination_summary import add_to_record
-from data.datamodule import EVAL_SPLITS
 from data.noise import has_noise
 from models.batch import to_device
 
-USAGE = (  # a literal: `orderbench evaluate --help` reads it without importing this module
-    "orderbench evaluate run=RUN_DIR task=order|discrimination [split=test] [beam=K] "
-    "[predictions=FILE] [max_permutations=20]"
-)
-TASKS = ("order", "discrimination")
-
 
 def parse_args(argv: Sequence[str]) -> dict:
-    """`key=value` arguments -> `run` (Path), `task`, `split`, `max_permutations` (int)."""
-    defaults = {
-        "run": None,
-        "task": None,
-        "split": "test",
-        "beam": None,
-        "predictions": None,
-        "max_permutations": str(MAX_PERMUTATIONS),
-    }
-    args = parse_key_values(argv, defaults, ("run", "task"), USAGE)
-    choice(args, "task", TASKS)
-    choice(args, "split", EVAL_SPLITS)
-    permutations = positive_int("max_permutations", args["max_permutations"])
-    beam = None if args["beam"] is None else positive_int("beam", args["beam"])
-    return {**args, "run": Path(args["run"]), "max_permutations": permutations, "beam": beam}
+    """The arguments (`EVALUATE`) -> `run` (Path), `task`, `split`, `beam` (int or None),
+    `predictions`, `max_permutations` (int)."""
+    args = EVALUATE.parse(argv)
+    return {**args, "run": Path(args["run"])}
 
 
 def evaluate_discrimination(run_dir: Path, split: str, max_permutations: int) -> dict:
@@ -149,7 +123,7 @@ def evaluate_order(
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if asks_for_help(argv, USAGE, __doc__):
+    if EVALUATE.asks_for_help(argv):
         return 0
     try:
         args = parse_args(argv)
@@ -158,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             result = evaluate_discrimination(args["run"], args["split"], args["max_permutations"])
     except (UsageError, RunError, RunLockedError) as error:
-        return report_error("benchmark.evaluate", error)
+        return report_error(EVALUATE.prog, error)
     print(json.dumps(json_safe(result), indent=2))
     return 0
 

@@ -1,5 +1,5 @@
-"""Order your own sentences with a trained run:
-`orderbench predict run=RUN_DIR input=FILE [beam=K] [split=auto|lines|text]`.
+"""Order your own sentences with a trained run: `orderbench predict RUN_DIR FILE [beam=K]
+[split=auto|lines|text]` (`benchmark.cli_parsers.PREDICT`).
 
 `input` is a UTF-8 file (`-` reads standard input) holding either one sentence per line or
 raw text, which is split into sentences offline (`data.sentence_split`). `split=auto`
@@ -21,19 +21,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark.cli_options import (
-    UsageError,
-    asks_for_help,
-    choice,
-    parse_key_values,
-    positive_int,
-    report_error,
-)
+from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_parsers import PREDICT
 from benchmark.run.finished_run import RunError, load_finished_run
 from data.sentence_split import split_sentences
 
-USAGE = "orderbench predict run=RUN_DIR input=FILE [beam=K] [split=auto|lines|text]"
-SPLIT_MODES = ("auto", "lines", "text")
 NAMED_UNKNOWN = 5  # distinct unknown words a note names
 
 
@@ -52,19 +44,10 @@ def unknown_words_note(unknown: Sequence[str], total: int) -> str | None:
             f"<unk>): {named}")  # fmt: skip
 
 
-def parse_args(argv: Sequence[str]) -> dict[str, str]:
-    """`key=value` arguments as a dict with `run`, `input`, `beam` (maybe None), `split`."""
-    defaults = {"run": None, "input": None, "beam": None, "split": "auto"}
-    args = parse_key_values(argv, defaults, ("run", "input"), USAGE)
-    choice(args, "split", SPLIT_MODES)
-    return args
-
-
-def parse_beam(value: str | None) -> int | None:
-    """The beam width, or None for the run's own."""
-    if value is None:
-        return None
-    return positive_int("beam", value)
+def parse_args(argv: Sequence[str]) -> dict:
+    """The arguments (`PREDICT`): `run`, `input`, `beam` (an int, or None for the run's
+    own), `split`."""
+    return PREDICT.parse(argv)
 
 
 def read_input(source: str) -> str:
@@ -95,18 +78,17 @@ def sentences_of(text: str, mode: str = "auto") -> tuple[list[str], bool]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if asks_for_help(argv, USAGE, __doc__):
+    if PREDICT.asks_for_help(argv):
         return 0
     try:
         args = parse_args(argv)
-        beam = parse_beam(args["beam"])
         sentences, one_per_line = sentences_of(read_input(args["input"]), args["split"])
         run = load_finished_run(args["run"])
-        order = run.order(sentences, beam)
+        order = run.order(sentences, args["beam"])
     except (UsageError, RunError) as error:
-        return report_error("benchmark.predict", error)
+        return report_error(PREDICT.prog, error)
     if note := unknown_words_note(*run.unknown_words(sentences)):
-        print(f"benchmark.predict: note: {note}", file=sys.stderr)
+        print(f"{PREDICT.prog}: note: {note}", file=sys.stderr)
     ordered = [sentences[i] for i in order]
     print("\n".join(ordered) if one_per_line else " ".join(ordered))
     return 0

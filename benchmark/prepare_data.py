@@ -1,4 +1,5 @@
-"""Fetch and preprocess a dataset into the cache: `orderbench prepare dataset=brown`.
+"""Fetch and preprocess a dataset into the cache: `orderbench prepare [NAME] [OVERRIDE ...]`
+(`benchmark.cli_parsers.PREPARE`).
 
 Runs the same data pipeline as training (reader, split, tokenisation, vocabulary, word
 vectors) so that the first training run starts from the cache. With a preset whose frozen
@@ -11,20 +12,25 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 
-from benchmark.cli_options import asks_for_help, error_lines
-from benchmark.config.compose import compose_config
+from benchmark.cli_options import UsageError, error_lines, report_error
+from benchmark.cli_parsers import PREPARE, dataset_overrides
+from benchmark.config.compose import COMPOSE_ERRORS, compose_config, compose_error
 from benchmark.run.stages import build_datamodule, build_task
 from data.errors import DataFormatError
 from data.readers.sources import DatasetNotFoundError
 
-USAGE = "orderbench prepare [dataset=NAME] [OVERRIDE ...]"
 
-
-def main(overrides: list[str]) -> None:
-    if asks_for_help(overrides, USAGE, __doc__):
-        return
-    cfg = compose_config(overrides)
+def main(argv: Sequence[str]) -> int:
+    if PREPARE.asks_for_help(argv):
+        return 0
+    try:
+        cfg = compose_config(dataset_overrides(PREPARE.parse(argv)))
+    except UsageError as error:
+        return report_error(PREPARE.prog, error)
+    except COMPOSE_ERRORS as error:
+        return report_error(PREPARE.prog, compose_error(error))
     datamodule = build_datamodule(cfg)
     try:
         datamodule.prepare_data()
@@ -42,7 +48,8 @@ def main(overrides: list[str]) -> None:
         texts = [s for split in datamodule.documents.values() for d in split for s in d.sentences]
         stats["sentences_encoded"] = encoder.prepare(texts)
     print(json.dumps(stats, indent=2))
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

@@ -1,13 +1,13 @@
-"""Score a predictions file: `orderbench score PREDICTIONS.jsonl`.
+"""Score a predictions file: `orderbench score FILE` (`benchmark.cli_parsers.SCORE`).
 
 Prints the corpus metrics of docs/design.md, section 4 as one JSON object on stdout: the keys of
 a split in `metrics.json` (`tau`, `acc`, `pmr`, `head`, `tail`, `lcs`, `coherence_L`,
 `acc_pooled`, `pm_f`, `n_docs`, `n_trivial`, `trivial_policy`; for a file with
 distractors also `noise_acc` and `n_docs_order`), computed by the same
 `benchmark.metrics.corpus.summarise` as the training harness, so re-scoring a run's
-`predictions.jsonl` reproduces its `metrics.json`. `--bootstrap N` adds `ci`: a
+`predictions.jsonl` reproduces its `metrics.json`. `bootstrap=N` adds `ci`: a
 percentile-bootstrap interval over documents for every metric (docs/design.md, section 5);
-`--breakdowns` adds the figures by paragraph length and by categorical meta field.
+`breakdowns=true` adds the figures by paragraph length and by categorical meta field.
 NaN (no scorable documents) is printed as null. Bad input: one line on stderr naming the
 file, line, document and reason, and exit status 2.
 """
@@ -20,8 +20,8 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark import cli_parsers
-from benchmark.cli_options import EXIT_BAD_INPUT
+from benchmark.cli_options import report_error
+from benchmark.cli_parsers import SCORE
 from benchmark.metrics.breakdowns import breakdowns
 from benchmark.metrics.corpus import score_records, summarise
 from benchmark.records.json_values import json_safe
@@ -65,22 +65,19 @@ def score_file(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = cli_parsers.score()
-    args = parser.parse_args(argv)
-    if args.bootstrap < 0:
-        parser.error(f"--bootstrap must be >= 0, got {args.bootstrap}")
+    argv = sys.argv[1:] if argv is None else argv
+    if SCORE.asks_for_help(argv):
+        return 0
     try:
+        args = SCORE.parse(argv)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            result = score_file(
-                args.predictions, args.include_trivial, args.bootstrap, args.seed, args.breakdowns
-            )
-    except (ValueError, OSError) as error:
-        message = " ".join(str(error).split())
-        print(f"{parser.prog}: error: {message}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+            result = score_file(args["predictions"], args["include_trivial"], args["bootstrap"],
+                                args["seed"], args["breakdowns"])  # fmt: skip
+    except (ValueError, OSError) as error:  # UsageError is a ValueError
+        return report_error(SCORE.prog, error)
     for warning in caught:
-        print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
+        print(f"{SCORE.prog}: warning: {warning.message}", file=sys.stderr)
     print(json.dumps(json_safe(result)))
     return 0
 

@@ -1,14 +1,10 @@
 """Parameter counts of every registered preset (`models.registry`) at its published settings
 (the defaults it declares, `models.registry.preset_settings`), as a Markdown table for
-docs/models.md:
-
-    python -m models.param_counts --vocab-size 20275
+docs/models.md: `orderbench params [vocab_size=20275]`.
 
 The word embedding grows with the vocabulary, so it is listed apart from the encoders and
 decoder; frozen parameters (the pretrained MiniLM) are listed apart from trainable ones.
 """
-
-import argparse
 
 from torch import nn
 
@@ -53,10 +49,13 @@ def table(vocab_size: int) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--vocab-size", type=int, default=20275, help="word ids incl. <pad>, <unk>")
-    print(table(parser.parse_args().vocab_size))
+VOCAB_SIZE = 20275  # Brown's training vocabulary, <pad> and <unk> included
+
+
+def main(vocab_size: int = VOCAB_SIZE) -> None:
+    """Print the table (`orderbench params` parses its arguments: this module may not import
+    benchmark/, so `python -m models.param_counts` takes none)."""
+    print(table(vocab_size))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ defaults, types and the keys a preset takes; `models.hyperparameters` holds the 
 
 Colours: a preset may pick one (`colour="#rrggbb"`), which no other preset may have; a
 preset that picks none is given a free colour of `PALETTE` (`preset_colours`), the same one
-in every plot as long as the set of presets is the same. `python -m models.registry` lists
+in every plot as long as the set of presets is the same. `orderbench presets` lists
 every preset's colour and the colours still free.
 """
 
@@ -135,7 +135,7 @@ def register_preset(name: str, **entry) -> Callable[[Callable], Callable]:
         if owner is not None:
             raise ValueError(
                 f"preset {name!r}: colour {colour} is already taken by preset {owner!r}; leave "
-                "`colour` out to be given a free one (python -m models.registry lists them)"
+                "`colour` out to be given a free one (orderbench presets lists them)"
             )
         checked = checked_preset(
             build, declared_settings(build, settings), entry.get("divides", ())

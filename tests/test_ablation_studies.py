@@ -160,7 +160,7 @@ def test_the_plots_command_refuses_a_broken_study_in_one_line(monkeypatch, capsy
 
     write_run(tmp_path / "runs", "han", 0, 0.7)
     monkeypatch.setattr(plots, "ablation_studies", broken)
-    assert plots.main(["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "plots")]) == 2
+    assert plots.main([f"runs={tmp_path / 'runs'}", f"out={tmp_path / 'plots'}"]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [
         "orderbench plots: error: studies/ablations/x.yaml: give either ablations or "
         "presets"

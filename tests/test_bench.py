@@ -134,7 +134,7 @@ def test_a_failing_preset_is_recorded_and_the_others_still_run(
 @pytest.mark.parametrize(
     "arg, message",
     [
-        ("beam=4", "unexpected argument 'beam=4'"),
+        ("beam=4", "unknown key 'beam'"),
         ("presets=lstm_ptrnet,transformer", "unknown preset(s) ['transformer']"),
         ("beams=16,4", "beams must be increasing"),
         ("steps=0", "steps must be an integer >= 1"),
@@ -152,7 +152,7 @@ def test_a_failing_preset_is_recorded_and_the_others_still_run(
 def test_bad_arguments_fail_with_a_clear_error(arg, message, capsys):
     assert bench.main([arg]) == 2
     error = capsys.readouterr().err
-    assert error.startswith("benchmark.bench.suite: error:") and message in error
+    assert error.startswith("orderbench bench: error:") and message in error
 
 
 @pytest.mark.slow

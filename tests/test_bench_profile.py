@@ -118,7 +118,7 @@ def test_profile_command_writes_its_record(tmp_path, capsys):
 )
 def test_profile_refuses_bad_arguments(argv, capsys):
     assert profile.main(argv) == 2
-    assert "benchmark.bench.profile: error" in capsys.readouterr().err
+    assert "orderbench bench profile: error" in capsys.readouterr().err
 
 
 def test_the_bf16_path_of_profile_and_comparison_runs_on_the_cpu(tmp_path):

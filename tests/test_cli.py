@@ -1,49 +1,72 @@
-"""The `orderbench` command (benchmark/cli.py): the subcommands, --help on each, and no
-Lightning in the light ones."""
+"""The `orderbench` command (benchmark/cli.py): every command in one argument style
+(`key=value`, required inputs also as bare words; benchmark/cli_options.py), --help on each
+without loading any tool, bad keys and old `--flags` refused in one line, and every entry
+point of benchmark/, studies/ and models/ reachable from it."""
 
 from __future__ import annotations
 
+import ast
+import importlib
+import inspect
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from benchmark.cli import COMMANDS, main
+from benchmark import cli_parsers
+from benchmark.cli import commands, main
+from benchmark.cli_options import Command, Key, UsageError
 
+ROOT = Path(__file__).resolve().parents[1]
+TABLE = commands()
 LIGHT = ("score", "predict", "leaderboard", "compare")
+HEAVY = ("torch", "pandas", "scipy", "matplotlib", "pytorch_lightning", "hydra", "numpy")
+GROUPS = sorted({name.split()[0] for name in TABLE if " " in name} - set(TABLE))
 
 
-def test_help_lists_every_subcommand(capsys):
+def test_help_lists_every_command(capsys):
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
     for name in ("train", "evaluate", "score", "compare", "predict", "leaderboard", "plots",
-                 "bench", "datacard", "sweep"):  # fmt: skip
+                 "bench", "bench profile", "bench tsort", "datacard", "prepare", "sweep run",
+                 "sweep list", "sweep summary", "params", "presets", "study cui2018",
+                 "study selection-noise", "study cui2018-nips"):  # fmt: skip
         assert f"  {name} " in out
     assert main([]) == 2
 
 
-def test_an_unknown_command_is_one_clear_error(capsys):
+def test_an_unknown_command_or_action_is_one_line(capsys):
     assert main(["trian"]) == 2
-    assert "unknown command 'trian'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "unknown command 'trian'" in err and err.count("\n") == 1
+    assert main(["sweep", "lsit"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("orderbench sweep: error: unknown action 'lsit'; the actions: run, list, "
+                   "summary\n")
 
 
-HELPS = [[name] for name in COMMANDS if name != "sweep"] + [
-    ["sweep"], ["sweep", "run"], ["sweep", "list"], ["sweep", "summary"]
-]
-HEAVY = ("torch", "pandas", "scipy", "matplotlib", "pytorch_lightning", "hydra", "numpy")
+HELPS = [name.split() for name in TABLE] + [[group] for group in GROUPS]
 
 
 @pytest.mark.parametrize("words", HELPS, ids=" ".join)
 def test_every_command_has_help_in_one_style(words, capsys):
     assert main([*words, "--help"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"usage: orderbench {' '.join(words)} "), out[:200]
+    assert out.startswith(f"usage: orderbench {' '.join(words)}"), out[:200]
     assert "python -m" not in out.splitlines()[0]
+    if " ".join(words) not in TABLE:  # a group: the usage of each of its commands
+        assert all(f"orderbench {name}" in out for name in TABLE if name.split()[0] == words[0])
+    elif words != ["train"]:
+        for key in TABLE[" ".join(words)].keys:  # the declaration's keys, in one style
+            assert f"  {key.name}=" in out
+        assert "--" not in out.split("\n\n")[0]  # no option in the usage line
 
 
 def test_help_loads_no_command_module_nor_heavy_library():
-    """--help is answered from benchmark.cli_parsers, the tools' sources and conf/: none of
-    the libraries that take seconds to load is imported."""
+    """--help is answered from the declarations (benchmark.cli_parsers, the studies'
+    packages), the tools' sources and conf/: none of the libraries that take seconds to
+    load is imported, nor any tool."""
     calls = "".join(
         f"try:\n    main({[*words, '--help']!r})\nexcept SystemExit:\n    pass\n"
         for words in HELPS
@@ -55,7 +78,8 @@ def test_help_loads_no_command_module_nor_heavy_library():
         + "tools = ('benchmark.report', 'benchmark.run', 'benchmark.training', 'benchmark.bench', "
         + "'benchmark.stats', 'benchmark.metrics', 'models', 'data')\n"
         + "imported = [m for m in sys.modules if m.split('.')[0] in tools "
-        + "or '.'.join(m.split('.')[:2]) in tools]\n"
+        + "or '.'.join(m.split('.')[:2]) in tools or m.count('.') >= 2 and "
+        + "m.startswith('studies.')]\n"
         + "assert not imported, imported\n"
         + "print('nothing heavy loaded')\n"
     )
@@ -64,15 +88,188 @@ def test_help_loads_no_command_module_nor_heavy_library():
     assert result.stdout.endswith("nothing heavy loaded\n")
 
 
-def test_the_help_of_key_value_tools_is_their_own():
-    """The help read from the source is what the module prints itself."""
-    from benchmark import evaluate
-    from benchmark.cli import key_value_help
-    from benchmark.cli_options import help_text
-    from benchmark.metrics.discrimination import MAX_PERMUTATIONS
+OWN_PARSERS = [name for name, command in TABLE.items() if command.call == "argv"
+               and not command.target.startswith("benchmark.cli:")]  # fmt: skip
 
-    assert key_value_help("benchmark.evaluate") == help_text(evaluate.USAGE, evaluate.__doc__)
-    assert f"[max_permutations={MAX_PERMUTATIONS}]" in evaluate.USAGE
+
+@pytest.mark.parametrize("name", OWN_PARSERS)
+def test_a_tool_prints_the_help_orderbench_prints(name, capsys):
+    """`python -m <module> --help` (the tool's own main) and `orderbench <name> --help`
+    print the same text: both come from the one declaration."""
+    command = TABLE[name]
+    module, function = command.target.split(":")
+    assert getattr(importlib.import_module(module), function)(["--help"]) in (0, None)
+    own = capsys.readouterr().out
+    assert main([*name.split(), "--help"]) == 0
+    assert own == capsys.readouterr().out
+
+
+# -- every entry point is a command -------------------------------------------------------
+def entry_points() -> list[str]:
+    """The modules of benchmark/, studies/ and models/ with a `main` function or an
+    `if __name__ == "__main__":` block at their top level."""
+    found = []
+    for package in ("benchmark", "studies", "models"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in tree.body:
+                has_main = isinstance(node, ast.FunctionDef) and node.name == "main"
+                runs_as_main = (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
+                                and "__main__" in ast.unparse(node.test))  # fmt: skip
+                if has_main or runs_as_main:
+                    found.append(".".join(path.relative_to(ROOT).with_suffix("").parts))
+                    break
+    return found
+
+
+def test_the_entry_points_are_found():
+    found = entry_points()
+    for module in ("benchmark.train", "studies.cui2018.reproduction", "models.param_counts",
+                   "studies.selection_noise.selection_noise", "benchmark.bench.tsort",
+                   "models.registry", "benchmark.cli"):  # fmt: skip
+        assert module in found
+
+
+@pytest.mark.parametrize("module", entry_points())
+def test_every_entry_point_is_reachable_from_orderbench(module):
+    targets = {command.target.split(":")[0] for command in TABLE.values()}
+    assert module == "benchmark.cli" or module in targets, (
+        f"{module} has a main but no `orderbench` command runs it: declare one "
+        "(benchmark/cli_parsers.py, or COMMAND(S) in the study's package)"
+    )
+
+
+@pytest.mark.parametrize("name", sorted(TABLE))
+def test_every_command_runs_a_function_that_exists(name):
+    command = TABLE[name]
+    module, function = command.target.split(":")
+    target = getattr(importlib.import_module(module), function)
+    if command.call == "keys":  # called with the parsed keys
+        assert set(inspect.signature(target).parameters) == {key.name for key in command.keys}
+
+
+# -- one style: bad keys, bad values, old flags --------------------------------------------
+def one_error_line(capsys, name: str) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"orderbench {name}: error: "), err
+    return err
+
+
+@pytest.mark.parametrize("name", sorted(set(TABLE) - {"train"}))
+def test_an_unknown_key_is_refused_in_one_line_naming_it(name, capsys):
+    words = {"sweep run": ["smoke"], "sweep list": ["smoke"]}.get(name, [])
+    assert main([*name.split(), *words, "nosuchkey=1"]) == 2
+    assert "'nosuchkey'" in one_error_line(capsys, name)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["score", "f.jsonl", "bootstrap=many"], "bootstrap must be an integer >= 0, got 'many'"),
+        (["score", "f.jsonl", "include_trivial=yes"],
+         "include_trivial must be one of true, false, got 'yes'"),
+        (["score", "f.jsonl", "seed=1", "seed=2"], "seed is given twice"),
+        (["score"], "missing predictions=FILE"),
+        (["score", "a.jsonl", "b.jsonl"], "unexpected argument 'b.jsonl'"),
+        (["compare", "a", "b", "resamples=0"], "resamples must be an integer >= 1, got '0'"),
+        (["evaluate", "run", "task=decode"], "task must be one of order, discrimination"),
+        (["predict", "run"], "missing input=FILE"),
+        (["leaderboard", "wandb="], "wandb has no value"),
+        (["bench", "tsort", "lengths=9,3"], "lengths must be increasing"),
+        (["params", "vocab_size=1"], "vocab_size must be an integer >= 2, got '1'"),
+        (["sweep", "summary"], "missing runs=RUNS"),
+        (["study", "selection-noise", "pairs=repro"], "'repro': expected SHORT:LONG"),
+    ],
+)
+def test_bad_values_are_refused_in_one_line_naming_the_key(argv, message, capsys):
+    name = " ".join(argv[:2]) if " ".join(argv[:2]) in TABLE else argv[0]
+    assert main(argv) == 2
+    assert message in one_error_line(capsys, name)
+
+
+@pytest.mark.parametrize(
+    "argv, hint",
+    [
+        (["score", "f.jsonl", "--include-trivial", "--bootstrap", "1000"],
+         "--include-trivial is now written include_trivial=true"),
+        (["score", "f.jsonl", "--bootstrap", "1000"], "--bootstrap is now written bootstrap=1000"),
+        (["compare", "a", "b", "--json"], "--json is now written json=true"),
+        (["compare", "a", "b", "--resamples=50"], "--resamples is now written resamples=50"),
+        (["leaderboard", "--runs", "runs", "--out", "results"], "--runs is now written runs=runs"),
+        (["plots", "--wandb"], "--wandb is now written wandb=true"),
+        (["sweep", "summary", "--runs-dir", "x"], "--runs-dir is not an option"),
+        (["study", "cui2018", "--compare-variant", "repro"],
+         "--compare-variant is now written compare=repro"),
+        (["study", "cui2018", "--cv-variant", "cv"], "--cv-variant is now written cv_variant=cv"),
+        (["study", "cui2018-nips", "--runs", "runs"], "--runs is now written runs=runs"),
+        (["study", "selection-noise", "--pair", "a:b"], "--pair is now written pairs=a:b"),
+        (["study", "selection-noise", "--variant", "repro"],
+         "--variant is now written variants=repro"),
+        (["params", "--vocab-size", "100"], "--vocab-size is now written vocab_size=100"),
+    ],
+)
+def test_old_flags_are_refused_naming_the_new_key(argv, hint, capsys):
+    name = " ".join(argv[:2]) if " ".join(argv[:2]) in TABLE else argv[0]
+    assert main(argv) == 2
+    assert hint in one_error_line(capsys, name)
+
+
+def test_required_inputs_are_bare_words_or_keys():
+    compare = cli_parsers.COMPARE
+    assert compare.parse(["a", "b"]) == compare.parse(["run_a=a", "run_b=b"])
+    assert compare.parse(["run_a=a", "b"])["run_b"] == "b"  # the next input not given
+    assert compare.parse(["a", "b", "json=true", "resamples=5"]) == {
+        "run_a": "a", "run_b": "b", "include_trivial": False, "resamples": 5, "seed": 0,
+        "json": True,
+    }  # fmt: skip
+    assert cli_parsers.PREDICT.parse(["run", "-"])["input"] == "-"  # standard input
+    assert cli_parsers.COMPARE.parse(["runs/a=1", "b"])["run_a"] == "runs/a=1"  # a path
+
+
+def test_overrides_pass_on_with_the_declared_keys_apart():
+    args = cli_parsers.DATACARD.parse(["nips", "dataset.path=/d", "+x.y=1", "~model.embeddings"])
+    assert args == {"dataset": "nips", "overrides": ["dataset.path=/d", "+x.y=1",
+                                                     "~model.embeddings"]}  # fmt: skip
+    assert cli_parsers.dataset_overrides(args)[0] == "dataset=nips"
+    run = cli_parsers.SWEEP_RUN.parse(["smoke", "trainer=cpu", "--cfg", "job"])
+    assert run == {"sweep": "smoke", "overrides": ["trainer=cpu", "--cfg", "job"]}
+
+
+def test_a_declaration_checks_its_kinds_and_prints_defaults():
+    with pytest.raises(ValueError, match="kind"):
+        Key("x", "x", kind="float")
+    command = Command("demo", "a demo", (
+        Key("file", "a file", positional=True, required=True, metavar="FILE"),
+        Key("n", "a count", 3, kind="int", minimum=1), Key("on", "a switch", False, kind="bool"),
+        Key("names", "a list", [], kind="list"),
+    ))  # fmt: skip
+    assert command.usage() == "orderbench demo FILE [n=3] [on=false] [names=A,B]"
+    assert command.parse(["f", "names=a,b", "on=true"]) == {
+        "file": "f", "n": 3, "on": True, "names": ["a", "b"]}
+    with pytest.raises(UsageError, match="unknown key 'm'; the keys of orderbench demo: file"):
+        command.parse(["f", "m=1"])
+
+
+def test_the_declared_defaults_are_the_library_s_own():
+    from benchmark.bench.timing import PRECISIONS
+    from benchmark.bench.tsort import LENGTHS
+    from benchmark.metrics.discrimination import MAX_PERMUTATIONS
+    from data.datamodule import EVAL_SPLITS
+    from models.param_counts import VOCAB_SIZE
+    from studies.cui2018 import COMMAND as CUI2018
+    from studies.cui2018 import NIPS_COMMAND
+    from studies.cui2018.nips import VARIANT as NIPS_VARIANT
+    from studies.cui2018.reproduction import ABLATION_REFERENCE, VARIANT
+
+    assert cli_parsers.EVALUATE.key("max_permutations").default == MAX_PERMUTATIONS
+    assert cli_parsers.SPLITS == EVAL_SPLITS and cli_parsers.PRECISIONS == PRECISIONS
+    assert cli_parsers.BENCH_TSORT.key("lengths").default == ",".join(map(str, LENGTHS))
+    assert cli_parsers.PARAMS.key("vocab_size").default == VOCAB_SIZE
+    assert CUI2018.key("variant").default == VARIANT
+    assert CUI2018.key("ablation_reference").default == ABLATION_REFERENCE
+    assert NIPS_COMMAND.key("variant").default == NIPS_VARIANT
+    experiments = {path.stem for path in (ROOT / "conf" / "experiment").glob("*.yaml")}
+    assert set(cli_parsers.PAPER_EXPERIMENTS) <= experiments
 
 
 def test_light_commands_import_no_lightning():
@@ -105,3 +302,24 @@ def test_config_tools_answer_help_as_python_m_too(module):
     assert result.returncode == 0, result.stderr[-2000:]
     command = {"benchmark.datacard": "datacard", "benchmark.prepare_data": "prepare"}[module]
     assert result.stdout.startswith(f"usage: orderbench {command} ")
+
+
+def test_the_models_commands_print_their_tables(capsys):
+    assert main(["params", "vocab_size=100"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("| preset | trainable total |") and "| `lstm_ptrnet` |" in out
+    assert main(["presets"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("free:")
+
+
+def test_bench_tsort_prints_its_table(capsys):
+    assert main(["bench", "tsort", "lengths=4,6", "repeats=1"]) == 0
+    out = capsys.readouterr().out
+    assert "| consistent, 4 " in out and "| random, 6 " in out
+
+
+@pytest.mark.parametrize("name", ["leaderboard", "plots", "study cui2018", "study cui2018-nips",
+                                  "study selection-noise"])  # fmt: skip
+def test_a_missing_runs_folder_is_one_line(name, tmp_path, capsys):
+    assert main([*name.split(), f"runs={tmp_path / 'none'}", f"out={tmp_path / 'out'}"]) == 2
+    assert "no such runs directory" in one_error_line(capsys, name)

@@ -96,7 +96,7 @@ def test_run_against_itself_shows_no_difference(runs):
 def test_cli_prints_a_table(runs):
     good, poor = runs
     done = subprocess.run(
-        [sys.executable, "-m", "benchmark.compare", str(good), str(poor), "--resamples", "500"],
+        [sys.executable, "-m", "benchmark.compare", str(good), str(poor), "resamples=500"],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -111,7 +111,7 @@ def test_cli_prints_a_table(runs):
 
 def test_cli_json(runs, capsys):
     good, _ = runs
-    status, out, err = run_compare(capsys, good, good, "--resamples", "300", "--json")
+    status, out, err = run_compare(capsys, good, good, "resamples=300", "json=true")
     assert status == 0, err
     result = json.loads(out)
     assert result["metrics"]["tau"]["diff"] == 0.0
@@ -242,7 +242,7 @@ def test_row_directories_are_compared_counting_seeds(tmp_path, capsys):
     assert result["method"] == SEEDS_AND_DOCUMENTS and result["a"]["seeds"] == [0, 1, 2]
     tau = result["metrics"]["tau"]
     assert tau["diff"] > 0 and tau["ci_low"] > 0 and tau["p"] < 0.05 and tau["se_seeds"] > 0
-    assert main([str(good), str(poor), "--resamples", "200"]) == 0
+    assert main([str(good), str(poor), "resamples=200"]) == 0
     assert "counting seed and document variation" in capsys.readouterr().out
     single = compare_runs(good / "seed_0", poor / "seed_0", n_resamples=100)
     assert single["method"] == DOCUMENTS_ONLY

@@ -179,7 +179,7 @@ def test_the_page_has_a_cross_validated_cell_beside_the_test_articles(folds: Pat
     cnn = cv[(cv.preset == "cnn_ptrnet") & (cv.variant == "cv_e100")].iloc[0]
     assert (cnn.n_runs, cnn.enough_runs) == (7, False)
     out = tmp_path / "out"
-    assert main(["--runs", str(folds), "--out", str(out), "--variant", "repro_e100"]) == 0
+    assert main([f"runs={folds}", f"out={out}", "variant=repro_e100"]) == 0
     text = (out / "reproduction.md").read_text()
     cv = "| accident | cross-validated |"
     assert f"| ATTOrderNet {cv} `cv_e100` | 10 folds |" in text

@@ -233,9 +233,9 @@ EXAMPLE_FILES = ("models/presets/cnn_attention.py", "conf/model/cnn_attention.ya
 # cited on purpose although absent, with the reason
 NOT_IN_THE_REPOSITORY = {
     "results/nips/": "written by `make nips`",
-    "results/nips": "written by `make nips` (the Makefile's leaderboard --out)",
-    "results/nips/plots": "written by `make nips` (the Makefile's plots --out)",
-    "results/selection_noise.csv": "written by studies.selection_noise.selection_noise --out",
+    "results/nips": "the Makefile: `orderbench leaderboard ... out=results/nips` (make nips)",
+    "results/nips/plots": "the Makefile: `orderbench plots ... out=results/nips/plots`",
+    "results/selection_noise.csv": "written by `orderbench study selection-noise out=FILE`",
     "docs/s": "a unit (documents per second), not a path",
     "docs/step": "a unit (documents per step), not a path",
     "data/raw/{ntsb,apws}": "docs/datasets.md: a folder of another repository (kedz/discourse)",
@@ -301,3 +301,74 @@ def test_every_cited_path_exists():
 @pytest.mark.parametrize("cited", sorted(NOT_IN_THE_REPOSITORY))
 def test_the_paths_cited_although_absent_are_absent(cited):
     assert not any((ROOT / one).exists() for one in expanded(cited)), f"{cited} exists now"
+
+
+# -- invocations --------------------------------------------------------------------------
+INVOKED = re.compile(r"(?:orderbench|python -m ([\w.]+))((?: +[^\s`#]+)*)")
+NOT_WORDS = {"\\", "...", "…", "=", "(=", "(", ")"}
+
+
+def invocations(text: str) -> list[tuple[str, list[str]]]:
+    """Each `orderbench <command> ...` or `python -m <module> ...` of `text` (a code line
+    continued by `\\` joined to the next, a span in backticks or a line up to its comment):
+    (what was called, its words)."""
+    text = re.sub(r"\\\n\s*", " ", text)
+    found = []
+    for span in re.findall(r"`([^`\n]+)`", text) + re.findall(r"^\s*(.*)$", text, re.M):
+        for match in INVOKED.finditer(span.split(" #")[0]):
+            words = [word.rstrip(",;:)") for word in match.group(2).split()]
+            found.append((match.group(1) or "orderbench", [w for w in words if w]))
+    return found
+
+
+def documented_calls() -> list[tuple[str, str, list[str]]]:
+    """(page, the command's name, its arguments) of every documented `orderbench` command
+    and `python -m` of a command's module, but train's (Hydra's own)."""
+    from benchmark.cli import commands
+
+    table = commands()
+    modules = {command.target.split(":")[0]: name for name, command in table.items()}
+    pages = [*PAGES, ROOT / "results" / "README.md", *sorted((ROOT / "results").glob("*.md")),
+             *sorted((ROOT / "studies").rglob("*.py")), *sorted((ROOT / "benchmark").rglob("*.py"))]
+    calls = []
+    for page in dict.fromkeys(pages):
+        for called, words in invocations(page.read_text(encoding="utf-8")):
+            if called == "orderbench":
+                two = " ".join(words[:2])
+                name = two if two in table else (words[0] if words else "")
+                words = words[len(name.split()):]
+            else:
+                name = modules.get(called, "")
+            if name in table and name != "train" and name.split()[0] != "sweep":
+                calls.append((str(page.relative_to(ROOT)), name, words))
+    return calls
+
+
+def placeholder(word: str, command) -> bool:
+    """Whether `word` of a documented call is not an argument: `[optional ...]`, `\\`,
+    `{flags}` of an f-string, `--help`, or `key=VALUE` of a key the command has, its
+    value a placeholder (`bootstrap=N`, `run=$RUN`)."""
+    key, equals, value = word.partition("=")
+    if equals and re.fullmatch(r"[A-Z][A-Z_]*|\$\w+", value):
+        return key in {one.name for one in command.keys} or bool(command.overrides)
+    return (word in NOT_WORDS or word.startswith("[") or word.endswith("]") or "{" in word
+            or word == "--help")  # fmt: skip
+
+
+def test_every_documented_command_is_written_in_its_keys():
+    """A documented call of a command names only its keys, in the one style (`key=value`,
+    the inputs bare); placeholders (RUN_A, FILE, `$RUN`) stand for values."""
+    from benchmark.cli import commands
+    from benchmark.cli_options import UsageError
+
+    table = commands()
+    wrong = []
+    for page, name, words in documented_calls():
+        words = [word for word in words if not placeholder(word, table[name])]
+        try:
+            table[name].parse(words)
+        except UsageError as error:
+            if not str(error).startswith("missing"):  # a call shown without its inputs
+                wrong.append(f"{page}: orderbench {name} {' '.join(words)}: {error}")
+    assert not wrong, "\n".join(wrong)
+    assert len(documented_calls()) > 20

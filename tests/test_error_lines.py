@@ -496,11 +496,11 @@ def test_a_damaged_checkpoint_is_one_line_in_evaluate_and_predict(run_dir: Path,
     text.write_text("The first one.\nThe second one.\n")
     assert evaluate([f"run={run_dir}", "task=order"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"benchmark.evaluate: error: {best}: damaged checkpoint (")
+    assert err.startswith(f"orderbench evaluate: error: {best}: damaged checkpoint (")
     assert err.count("\n") == 1 and "rerun=true" in err
     assert predict([f"run={run_dir}", f"input={text}"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"benchmark.predict: error: {best}: damaged checkpoint (")
+    assert err.startswith(f"orderbench predict: error: {best}: damaged checkpoint (")
     assert err.count("\n") == 1
 
 
@@ -547,7 +547,7 @@ def test_a_corrupt_vocabulary_is_one_line_in_predict(run_dir: Path, tmp_path: Pa
     text.write_text("The first one.\nThe second one.\n")
     assert predict([f"run={run_dir}", f"input={text}"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"benchmark.predict: error: {run_dir / 'vocab.json'}: damaged "
+    assert err.startswith(f"orderbench predict: error: {run_dir / 'vocab.json'}: damaged "
                           "vocabulary (")
     assert err.count("\n") == 1 and "delete it to rebuild it from the run's dataset" in err
 

@@ -186,7 +186,7 @@ def test_rows_without_predictions_are_not_marked(tmp_path: Path):
 
 def test_cli_writes_csv_and_markdown(runs: Path, tmp_path: Path, capsys):
     out = tmp_path / "results"
-    assert main(["--runs", str(runs), "--out", str(out), "--resamples", str(RESAMPLES)]) == 0
+    assert main([f"runs={runs}", f"out={out}", f"resamples={RESAMPLES}"]) == 0
     captured = capsys.readouterr()
     assert "unfinished run" in captured.err and "malformed run record" in captured.err
     table = pd.read_csv(out / "leaderboard.csv")
@@ -199,7 +199,7 @@ def test_cli_writes_csv_and_markdown(runs: Path, tmp_path: Path, capsys):
 
 
 def test_markdown_bolds_the_best_mean_lower_is_better_included(runs: Path, tmp_path: Path):
-    main(["--runs", str(runs), "--out", str(tmp_path), "--resamples", "100"])
+    main([f"runs={runs}", f"out={tmp_path}", "resamples=100"])
     table = pd.read_csv(tmp_path / "leaderboard.csv")
     brown = table[table["dataset"] == "brown"]
     markdown = (tmp_path / "leaderboard.md").read_text()
@@ -209,9 +209,9 @@ def test_markdown_bolds_the_best_mean_lower_is_better_included(runs: Path, tmp_p
 
 
 def test_cli_errors(tmp_path: Path, capsys):
-    assert main(["--runs", str(tmp_path / "missing")]) == 2
+    assert main([f"runs={tmp_path / 'missing'}"]) == 2
     assert "no such runs directory" in capsys.readouterr().err
-    assert main(["--runs", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+    assert main([f"runs={tmp_path}", f"out={tmp_path / 'out'}"]) == 2
     assert "no finished run" in capsys.readouterr().err
 
 
@@ -221,7 +221,7 @@ def test_wandb_gets_the_table_offline(tmp_path: Path, monkeypatch):
     monkeypatch.delenv("WANDB_MODE", raising=False)  # offline is the default
     write_run(tmp_path / "runs", "attordernet", 0, quality=0.9)
     (write_run(tmp_path / "runs", "han", 0, quality=0.5) / "predictions.jsonl").unlink()
-    argv = ["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--wandb"]
+    argv = [f"runs={tmp_path / 'runs'}", f"out={tmp_path / 'out'}", "wandb=true"]
     assert main(argv) == 0
     (run,) = tmp_path.glob("wandb/offline-run-*")
     assert list(run.glob("files/media/table/leaderboard_*.table.json"))
@@ -236,7 +236,7 @@ def test_records_without_optional_figures_still_make_a_row(tmp_path: Path):
     assert pd.isna(row["n_params"]) and math.isnan(row["tau_ci_docs_low"])
     assert row["n_docs"] == 60 and verdict(row) is None
     assert row["stopped_by"] == "unrecorded×1" and math.isnan(row["epochs"])
-    main(["--runs", str(tmp_path), "--out", str(tmp_path / "out")])
+    main([f"runs={tmp_path}", f"out={tmp_path / 'out'}"])
     markdown = (tmp_path / "out" / "leaderboard.md").read_text()
     line = next(line for line in markdown.splitlines() if line.startswith("| 1 | han | base | 1 |"))
     assert "**" not in line  # one row is the best of nothing
@@ -287,8 +287,7 @@ def test_figures_that_are_not_ranked_are_never_bold(tmp_path: Path):
             set_record(run_dir, split={"test": {**test, "disc_acc": 1 - ties - 0.1 * seed,
                                                 "disc_ties_frac": ties, "disc_ties": 30},
                                        "valid": test})
-    assert main(["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "out"),
-                 "--resamples", "100"]) == 0
+    assert main([f"runs={tmp_path / 'runs'}", f"out={tmp_path / 'out'}", "resamples=100"]) == 0
     markdown = (tmp_path / "out" / "leaderboard.md").read_text()
     random = next(line for line in markdown.splitlines() if "| random |" in line)
     assert "1.000 ± 0.000" in random and "**1.000 ± 0.000**" not in random
@@ -303,7 +302,7 @@ def test_one_seed_rows_are_ranked_with_document_intervals_and_say_what_a_test_ne
     for preset, quality in (("lstm_ptrnet", 0.6), ("han", 0.8), ("random", 0.0)):
         write_run(tmp_path / "runs", preset, 0, quality=quality)
     out = tmp_path / "out"
-    assert main(["--runs", str(tmp_path / "runs"), "--out", str(out), "--resamples", "100"]) == 0
+    assert main([f"runs={tmp_path / 'runs'}", f"out={out}", "resamples=100"]) == 0
     err = capsys.readouterr().err
     assert "brown: 1 seed per row: 3 rows ranked by mean tau, none compared" in err
     assert "needs at least 2 seeds per row" in err
@@ -326,10 +325,10 @@ def test_the_default_output_is_beside_the_runs_never_the_committed_results(
     committed.parent.mkdir()
     committed.write_text("committed\n")
     write_run(tmp_path / "runs", "han", 0, quality=0.7)
-    assert main(["--resamples", "100"]) == 0
+    assert main(["resamples=100"]) == 0
     assert committed.read_text() == "committed\n"
     assert (tmp_path / "runs/reports/leaderboard.md").is_file()
     assert "runs/reports/leaderboard.csv" in capsys.readouterr().out
-    assert main(["--runs", "runs", "--out", "results", "--resamples", "100"]) == 0  # asked for
+    assert main(["runs=runs", "out=results", "resamples=100"]) == 0  # asked for
     assert committed.read_text().startswith("# Leaderboard")
     assert len(collect_runs(tmp_path / "runs")) == 1  # the reports folder is no run

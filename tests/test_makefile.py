@@ -30,8 +30,8 @@ def command_of(target: str, *args: str, path: str | None = None) -> str:
 @pytest.mark.parametrize("target", ["leaderboard", "plots"])
 def test_reports_read_and_write_beside_the_runs_by_default(target: str):
     line = command_of(target)
-    assert f"orderbench {target} --runs runs" in line and "results" not in line
-    assert "--runs elsewhere" in command_of(target, "RUNS=elsewhere")
+    assert f"orderbench {target} runs=runs" in line and "results" not in line
+    assert "runs=elsewhere" in command_of(target, "RUNS=elsewhere")
 
 
 def fake_nvidia_smi(tmp_path: Path, listing: str, status: int) -> str:
@@ -55,3 +55,26 @@ def test_help_shows_the_values_of_its_variables():
     assert "$(" not in text
     assert "torch (torch==9.9 --index-url https://example.org/a&b) first" in text
     assert "with [dev]" in text
+
+
+@pytest.mark.parametrize("target, args", [
+    ("nips-report", ()), ("reproduction-report", ()),
+    ("reproduction-report", ("COMPARE=repro_e60 repro", "CV_VARIANT=cv")),
+    ("leaderboard", ("ARGS=out=results wandb=true",)), ("plots", ()),
+])  # fmt: skip
+def test_the_report_targets_call_orderbench_in_its_keys(target: str, args: tuple[str, ...]):
+    """Each `orderbench` line of a report target parses with the command's declaration."""
+    from benchmark.cli import commands
+
+    table = commands()
+    text = make("-n", target, *args).replace("\\\n", " ")
+    calls = [line.split("orderbench ", 1)[1].split() for line in text.splitlines()
+             if "/orderbench " in line]  # fmt: skip
+    assert calls
+    for words in calls:
+        name = " ".join(words[:2]) if " ".join(words[:2]) in table else words[0]
+        parsed = table[name].parse(words[len(name.split()):])
+        assert parsed["runs"] in ("runs", "runs/nips")
+    if "COMPARE=repro_e60 repro" in args:
+        parsed = table["study cui2018"].parse(calls[0][2:])
+        assert parsed["compare"] == ["repro_e60", "repro"] and parsed["cv_variant"] == "cv"

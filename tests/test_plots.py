@@ -298,7 +298,7 @@ def test_cli_with_offline_wandb_images(tmp_path: Path, capsys, monkeypatch):
     monkeypatch.setenv("WANDB_SILENT", "true")
     monkeypatch.delenv("WANDB_MODE", raising=False)  # offline is the default
     write_run(tmp_path / "runs", "han", 0, 0.7)
-    argv = ["--runs", str(tmp_path / "runs"), "--out", str(tmp_path / "plots"), "--wandb"]
+    argv = [f"runs={tmp_path / 'runs'}", f"out={tmp_path / 'plots'}", "wandb=true"]
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "note: brown_ablation_han_blocks: skipped" in printed
@@ -306,5 +306,5 @@ def test_cli_with_offline_wandb_images(tmp_path: Path, capsys, monkeypatch):
     (run,) = tmp_path.glob("wandb/offline-run-*")
     images = {path.name.split("_0_")[0] for path in run.glob("files/media/images/plots/*.png")}
     assert images == {"brown_main_metrics", "brown_tau_by_length", "brown_tau_by_genre"}
-    assert main(["--runs", str(tmp_path / "missing")]) == 2
+    assert main([f"runs={tmp_path / 'missing'}"]) == 2
     assert "no such runs directory" in capsys.readouterr().err

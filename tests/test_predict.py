@@ -96,7 +96,7 @@ def test_the_note_names_the_words_the_vocabulary_lacks(run_dir: Path, tmp_path: 
         [token for line in lines for token in tokenize(line)]
     ))
     assert capsys.readouterr().err.strip() == (
-        f"benchmark.predict: note: 3 of {total} words are not in the run's vocabulary "
+        f"orderbench predict: note: 3 of {total} words are not in the run's vocabulary "
         "(read as <unk>): 'zyzzyva', 'quokka'"
     )
 

@@ -116,7 +116,7 @@ def test_cells_hold_mean_std_interval_paper_and_difference(runs: Path):
 
 def test_main_writes_markdown_and_csv(runs: Path, tmp_path: Path):
     out = tmp_path / "out"
-    assert main(["--runs", str(runs), "--out", str(out)]) == 0
+    assert main([f"runs={runs}", f"out={out}"]) == 0
     text = (out / "reproduction.md").read_text()
     row = ("| ATTOrderNet | accident | test articles | `repro` | 3 | 92.0 ± 2.0 | [91.0, 93.0] | "
            "— | 96.2 | -4.2 | no |")  # fmt: skip
@@ -170,8 +170,7 @@ def test_each_cell_has_a_row_per_budget_with_stopping_and_marked_when_short(budg
 
 def page_at_e60(runs: Path, out: Path) -> str:
     """The page written by the command: headline `repro_e60` beside `repro`."""
-    argv = ["--runs", str(runs), "--out", str(out), "--variant", "repro_e60",
-            "--compare-variant", "repro"]  # fmt: skip
+    argv = [f"runs={runs}", f"out={out}", "variant=repro_e60", "compare=repro"]
     assert main(argv) == 0
     return (out / "reproduction.md").read_text()
 
@@ -246,14 +245,13 @@ def test_selection_noise_command_prints_cells_and_pairs_and_writes_runs(
     budgets: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ):
     out = tmp_path / "noise.csv"
-    argv = ["--runs", str(budgets), "--variant", "repro", "--variant", "repro_e60",
-            "--pair", "repro:repro_e60", "--out", str(out)]  # fmt: skip
+    argv = [f"runs={budgets}", "variants=repro,repro_e60", "pairs=repro:repro_e60",
+            f"out={out}"]
     assert noise_main(argv) == 0
     printed = capsys.readouterr().out
     assert "2,10,10" in printed and "repro vs repro_e60:" in printed
     assert out.read_text().count("\n") == 1 + 3 + 2  # header, repro x 3, repro_e60 x 2
-    with pytest.raises(SystemExit):
-        noise_main(["--runs", str(budgets), "--pair", "repro"])
+    assert noise_main([f"runs={budgets}", "pairs=repro"]) == 2
     assert "expected SHORT:LONG" in capsys.readouterr().err
 
 

@@ -63,7 +63,7 @@ def test_cli_prints_one_json_object(predictions):
 
 def test_cli_include_trivial_and_bootstrap(predictions):
     path, _ = predictions
-    done = run_score(path, "--include-trivial", "--bootstrap", "200", "--seed", "3")
+    done = run_score(path, "include_trivial=true", "bootstrap=200", "seed=3")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["trivial_policy"] == "counted_perfect"
@@ -133,7 +133,7 @@ def test_cli_scores_a_noisy_file_with_intervals(tmp_path):
         {"id": "c", "gold": [0, 1], "pred": [1, 0]},
     ]
     path = write_predictions(tmp_path / "noisy.jsonl", records)
-    done = run_score(path, "--bootstrap", "100")
+    done = run_score(path, "bootstrap=100")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert (result["n_docs"], result["n_docs_order"]) == (3, 2)
@@ -145,7 +145,7 @@ def test_cli_scores_a_noisy_file_with_intervals(tmp_path):
 
 def test_cli_breakdowns(predictions):
     path, records = predictions
-    done = run_score(path, "--breakdowns")
+    done = run_score(path, "breakdowns=true")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     by_length = result["breakdowns"]["length"]

@@ -1,5 +1,5 @@
-"""Where the training time of the paper-size presets goes: `python -m benchmark.bench.profile
-[key=value ...]`.
+"""Where the training time of the paper-size presets goes: `orderbench bench profile
+[key=value ...]` (`benchmark.cli_parsers.BENCH_PROFILE`).
 
 For each experiment (`conf/experiment/<name>.yaml`, the published settings) on NIPS-like
 documents (`benchmark.bench.nips_like`; or a JSONL directory, `path=`), one thread: one
@@ -18,21 +18,6 @@ model's step time from below whatever its FLOPs).
 Prints the table and writes the record (machine, load average, settings, figures) to
 `out`. `reference=true` profiles the reference compute paths (`models.compute_paths`),
 the code before docs/performance.md's training changes.
-
-keys (defaults in brackets):
-  experiments    comma-separated conf/experiment names [the six *_paper presets]
-  path           a JSONL dataset directory [NIPS-like synthetic documents]
-  train_batches  training batches profiled, evenly spread; 0: the whole epoch [0]
-  val_batches    validation batches profiled; 0: the whole validation split [0]
-  plain_batches  training batches also run as plain steps [8]
-  flop_batches   training batches whose FLOPs are counted [4]
-  threads        PyTorch threads [1]
-  device         cpu | cuda [cpu]
-  precision      32 | bf16 (autocast) [32]
-  reference      true | false: the reference compute paths [false]
-  seed           seed of the synthetic documents and of the model [0]
-  scale          NIPS-like split sizes times this (tests: smaller) [1]
-  out            [results/bench/profile-cpu.json; profile-cuda.json on a GPU]
 """
 
 from __future__ import annotations
@@ -62,32 +47,14 @@ from benchmark.bench.parts import (
     staged_decode,
     staged_step,
 )
-from benchmark.bench.timing import PRECISIONS, autocast
-from benchmark.cli_options import (
-    UsageError,
-    asks_for_help,
-    choice,
-    parse_key_values,
-    positive_int,
-    report_error,
-)
+from benchmark.bench.timing import autocast
+from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_parsers import BENCH_PROFILE
 from benchmark.config.compose import compose_config
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.run.stages import build_datamodule, build_task
 from models.batch import to_device
 from models.compute_paths import reference_paths
-
-USAGE = "python -m benchmark.bench.profile [experiments=a,b] [path=DIR] [key=value ...]"
-PAPER = (
-    "attordernet_paper", "attordernet_att_paper", "attordernet_cnn_paper",
-    "lstm_ptrnet_paper", "cnn_ptrnet_paper", "han_paper",
-)  # fmt: skip
-DEFAULTS = {
-    "experiments": ",".join(PAPER), "path": None, "train_batches": "0", "val_batches": "0",
-    "plain_batches": "8", "flop_batches": "4", "threads": "1", "device": "cpu",
-    "precision": "32", "reference": "false", "seed": "0", "scale": "1", "out": None,
-}  # fmt: skip
-BOOLEANS = ("true", "false")
 
 
 def _lstm_flops(input_shape, w_ih_shape, w_hh_shape, backward: bool) -> int:
@@ -147,19 +114,15 @@ class PartFlops:
 
 
 def parse_args(argv: Sequence[str]) -> dict:
-    args = parse_key_values(argv, DEFAULTS, (), USAGE)
+    """The arguments (`BENCH_PROFILE`), checked against conf/experiment/ and the device."""
+    args = BENCH_PROFILE.parse(argv)
     known = sorted(path.stem for path in (Path(__file__).parents[2] / "conf/experiment").glob("*"))
-    experiments = args["experiments"].split(",")
+    experiments = args["experiments"]
     if unknown := [name for name in experiments if name not in known]:
         raise UsageError(f"unknown experiment(s) {unknown}; known: {', '.join(known)}")
-    device = choice(args, "device", ("cpu", "cuda"))
+    device = args["device"]
     if device == "cuda" and not torch.cuda.is_available():
         raise UsageError("device=cuda but PyTorch sees no GPU")
-    counts = {}
-    for key in ("train_batches", "val_batches", "plain_batches", "flop_batches", "seed"):
-        if not args[key].isdigit():
-            raise UsageError(f"{key} must be an integer >= 0, got {args[key]!r}")
-        counts[key] = int(args[key])
     try:
         scale = float(args["scale"])
     except ValueError:
@@ -167,14 +130,9 @@ def parse_args(argv: Sequence[str]) -> dict:
     if not 0 < scale <= 1:
         raise UsageError(f"scale must be a number in (0, 1], got {args['scale']!r}")
     return {
+        **args,
         "experiments": experiments,
         "scale": scale,
-        "path": args["path"],
-        **counts,
-        "threads": positive_int("threads", args["threads"]),
-        "device": device,
-        "precision": choice(args, "precision", PRECISIONS),
-        "reference": choice(args, "reference", BOOLEANS) == "true",
         "out": Path(args["out"] or f"results/bench/profile-{device}.json"),
     }
 
@@ -359,12 +317,12 @@ def table(record: dict) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if asks_for_help(argv, USAGE, __doc__):
+    if BENCH_PROFILE.asks_for_help(argv):
         return 0
     try:
         settings = parse_args(argv)
     except UsageError as error:
-        return report_error("benchmark.bench.profile", error)
+        return report_error(BENCH_PROFILE.prog, error)
     torch.set_num_threads(settings["threads"])
     device = torch.device(settings["device"])
     record = {

@@ -1,6 +1,7 @@
-"""Measured throughput of the model presets: `orderbench bench [key=value ...]`.
+"""Measured throughput of the model presets: `orderbench bench [key=value ...]`
+(`benchmark.cli_parsers.BENCH`).
 
-For each preset at the sizes `python -m benchmark.train` uses (conf/model/*.yaml), on one
+For each preset at the sizes `orderbench train` uses (conf/model/*.yaml), on one
 device: training throughput on the real data path (documents and tokens per second, the
 share of time spent loading data, peak memory), decoding throughput on a sample of the
 test split at each beam width, how search time grows with paragraph length and beam width
@@ -15,28 +16,9 @@ process, alternating, as ratios (`benchmark.bench.paper`); their losses must agr
 Prints the tables and writes the record (machine, load average before and after, settings,
 figures) atomically to `out`, after each preset. Exits 1 if the batched and reference
 orders differ anywhere or a preset fails (the others still run), 2 on bad arguments.
-
-keys (defaults in brackets; `quick=true` uses tiny sizes for tests and smoke checks):
-  presets         comma-separated presets [every conf/model/*.yaml]
-  dataset         conf/dataset name for training and the test sample [brown]
-  device          cpu | cuda [cuda if available]
-  precision       32 | bf16 (autocast) [32]
-  threads         PyTorch threads [the config's cpu_threads, else PyTorch's default]
-  steps, warmup   timed and untimed training steps [10, 2]
-  beams           beam widths [1,4,16,64]
-  lengths         synthetic paragraph lengths at the widest beam [5,10,20,40]
-  length          paragraph length of the beam scaling and the reference [10]
-  docs            synthetic paragraphs per timed batch [16]
-  decode_docs     test documents for decoding throughput [256]
-  reference_docs  documents per reference check [8]
-  repeats         timed calls per decoding figure, median [3]
-  out             [results/bench/<device>.json; quick: results/bench/<device>-quick.json]
-  isolate         true | false: each preset in a fresh process [true]
-  paper           true | false: the paper-size training comparison [true]
-  paper_experiments  comma-separated conf/experiment names [the six *_paper presets]
-  paper_steps, paper_repeats  training batches per path and repeats (median) [6, 3]
-  paper_threads   PyTorch threads of the paper-size comparison [1]
-  paper_compile   true | false: also the fast paths with the compiled update (`compile`) [false]
+`quick=true` uses tiny sizes, for tests and smoke checks. With a pairwise preset, the
+pairwise decoders' cost against n follows (`orderbench bench tsort`); where the training
+time of the paper-size presets goes is `orderbench bench profile`.
 """
 
 from __future__ import annotations
@@ -57,104 +39,70 @@ from benchmark.bench.machine import load_average, machine_info
 from benchmark.bench.paper import compare_paths, paper_table
 from benchmark.bench.preset import Settings, bench_preset
 from benchmark.bench.table import reference_table, scaling_table, throughput_table
-from benchmark.bench.timing import PRECISIONS
 from benchmark.bench.tsort import tsort_table, tsort_timings
-from benchmark.cli_options import (
-    UsageError,
-    asks_for_help,
-    choice,
-    parse_key_values,
-    positive_int,
-    report_error,
-)
+from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_parsers import BENCH, FULL, QUICK
 from benchmark.config.compose import CONF_DIR
 from benchmark.records.atomic_io import atomic_write_text
 from models.registry import get_preset, preset_names
 
-USAGE = "orderbench bench [presets=a,b] [device=cpu] [quick=true] [key=value ...]"
-FULL = {
-    "steps": "10", "warmup": "2", "beams": "1,4,16,64", "lengths": "5,10,20,40",
-    "length": "10", "docs": "16", "decode_docs": "256", "reference_docs": "8", "repeats": "3",
-}  # fmt: skip
-PAPER_EXPERIMENTS = (
-    "attordernet_paper,attordernet_att_paper,attordernet_cnn_paper,lstm_ptrnet_paper,"
-    "cnn_ptrnet_paper,han_paper"
-)
-PAPER = {"paper_experiments": PAPER_EXPERIMENTS, "paper_steps": "6", "paper_repeats": "3"}
-QUICK = {
-    "steps": "2", "warmup": "1", "beams": "1,3", "lengths": "3,4", "length": "4", "docs": "2",
-    "decode_docs": "4", "reference_docs": "2", "repeats": "1",
-    "paper_experiments": "lstm_ptrnet_paper", "paper_steps": "1", "paper_repeats": "1",
-}  # fmt: skip
-OTHER = {
-    "presets": None, "dataset": "brown", "device": None, "precision": "32",
-    "threads": None, "out": None, "quick": "false", "isolate": "true", "paper": "true",
-    "paper_threads": "1", "paper_compile": "false",
-}  # fmt: skip
-PAPER_SCALE = {"false": 1.0, "true": 0.05}  # NIPS-like split sizes (quick: a twentieth)
+PAPER_SCALE = {False: 1.0, True: 0.05}  # NIPS-like split sizes (quick: a twentieth)
 LOSS_TOLERANCE = 1e-4  # largest relative loss difference of the two paths: equal outputs
-BOOLEANS = ("true", "false")
 SPEEDUP_TARGET = 20.0  # batched over reference, widest beam, `length`-sentence paragraphs
 
 
 def parse_args(argv: Sequence[str]) -> tuple[list[str], Settings, Path, bool, dict | None]:
-    """`key=value` arguments -> presets, settings, output path, isolate, and the paper-size
-    comparison's settings (None: not run)."""
-    given = parse_key_values(argv, dict.fromkeys([*FULL, *PAPER, *OTHER]), (), USAGE)
-    quick = choice({"quick": given["quick"] or "false"}, "quick", BOOLEANS) == "true"
-    args = {**OTHER, **FULL, **PAPER, **(QUICK if quick else {})}
-    args.update({key: value for key, value in given.items() if value is not None})
+    """The arguments (`BENCH`) -> presets, settings, output path, isolate, and the
+    paper-size comparison's settings (None: not run)."""
+    given = BENCH.parse(argv)
+    quick = given["quick"]
+    args = {**given, **{key: given[key] if given[key] is not None else value
+                        for key, value in (QUICK if quick else FULL).items()}}  # fmt: skip
     known = sorted(path.stem for path in (CONF_DIR / "model").glob("*.yaml"))
-    presets = args["presets"].split(",") if args["presets"] else known
+    presets = args["presets"] or known
     if unknown := [preset for preset in presets if preset not in known]:
         raise UsageError(f"unknown preset(s) {unknown}; known: {', '.join(known)}")
     device = args["device"] or ("cuda" if torch.cuda.is_available() else "cpu")
-    choice({"device": device}, "device", ("cpu", "cuda"))
     if device == "cuda" and not torch.cuda.is_available():
         raise UsageError("device=cuda but PyTorch sees no GPU")
     settings = Settings(
         dataset=args["dataset"],
         device=device,
-        precision=choice(args, "precision", PRECISIONS),
-        threads=positive_int("threads", args["threads"]) if args["threads"] else None,
-        steps=positive_int("steps", args["steps"]),
-        warmup=_count("warmup", args["warmup"]),
+        precision=args["precision"],
+        threads=args["threads"],
+        steps=args["steps"],
+        warmup=args["warmup"],
         beams=_int_list("beams", args["beams"]),
         lengths=_int_list("lengths", args["lengths"]),
-        length=positive_int("length", args["length"]),
-        docs=positive_int("docs", args["docs"]),
-        decode_docs=positive_int("decode_docs", args["decode_docs"]),
-        reference_docs=positive_int("reference_docs", args["reference_docs"]),
-        repeats=positive_int("repeats", args["repeats"]),
+        length=args["length"],
+        docs=args["docs"],
+        decode_docs=args["decode_docs"],
+        reference_docs=args["reference_docs"],
+        repeats=args["repeats"],
     )
     out = Path(args["out"] or f"results/bench/{device}{'-quick' if quick else ''}.json")
     paper = None
-    if choice(args, "paper", BOOLEANS) == "true":
-        experiments = args["paper_experiments"].split(",")
+    if args["paper"]:
+        experiments = args["paper_experiments"]
         known = sorted(path.stem for path in (CONF_DIR / "experiment").glob("*.yaml"))
         if unknown := [name for name in experiments if name not in known]:
             raise UsageError(f"unknown paper experiment(s) {unknown}; known: {', '.join(known)}")
         paper = {
             "experiments": experiments,
-            "steps": positive_int("paper_steps", args["paper_steps"]),
-            "repeats": positive_int("paper_repeats", args["paper_repeats"]),
-            "threads": positive_int("paper_threads", args["paper_threads"]),
-            "compiled": choice(args, "paper_compile", BOOLEANS) == "true",
-            "scale": PAPER_SCALE[args["quick"]],
+            "steps": args["paper_steps"],
+            "repeats": args["paper_repeats"],
+            "threads": args["paper_threads"],
+            "compiled": args["paper_compile"],
+            "scale": PAPER_SCALE[quick],
         }
-    return presets, settings, out, choice(args, "isolate", BOOLEANS) == "true", paper
-
-
-def _count(key: str, value: str) -> int:
-    """`value` as an integer >= 0."""
-    if not value.isdigit():
-        raise UsageError(f"{key} must be an integer >= 0, got {value!r}")
-    return int(value)
+    return presets, settings, out, args["isolate"], paper
 
 
 def _int_list(key: str, value: str) -> list[int]:
     """'1,4,16' -> [1, 4, 16], each an integer >= 1, increasing."""
-    numbers = [positive_int(key, item) for item in value.split(",")]
+    if not all(item.isdigit() and int(item) >= 1 for item in value.split(",")):
+        raise UsageError(f"{key} must be integers >= 1, comma-separated, got {value!r}")
+    numbers = [int(item) for item in value.split(",")]
     if numbers != sorted(set(numbers)):
         raise UsageError(f"{key} must be increasing, got {value!r}")
     return numbers
@@ -285,12 +233,12 @@ def report(record: dict) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if asks_for_help(argv, USAGE, __doc__):
+    if BENCH.asks_for_help(argv):
         return 0
     try:
         presets, settings, out, isolate, paper = parse_args(argv)
     except UsageError as error:
-        return report_error("benchmark.bench.suite", error)
+        return report_error(BENCH.prog, error)
     if settings.threads:
         torch.set_num_threads(settings.threads)
     device = torch.device(settings.device)
@@ -341,7 +289,7 @@ def _status(record: dict) -> int:
             "and the reference search (see the tables)",
         )
     for problem in problems:
-        print(f"benchmark.bench.suite: error: {problem}", file=sys.stderr)
+        print(f"{BENCH.prog}: error: {problem}", file=sys.stderr)
     return 1 if problems else 0
 
 

@@ -9,15 +9,21 @@ trained-looking classifier (P from the gap between gold positions, 10% of the pa
 flipped, so a few cycles) and `random` (a uniform random tournament: cycles everywhere,
 the worst case of the dfs rule). Times are medians over repeats, in milliseconds per
 document, single-threaded Python + NumPy; no figure is checked against a bound.
+`orderbench bench tsort` prints the table (`benchmark.cli_parsers.BENCH_TSORT`);
+`orderbench bench` adds it to its record when a pairwise preset is benched.
 """
 
 from __future__ import annotations
 
+import sys
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
 from benchmark.bench.table import markdown_table
+from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_parsers import BENCH_TSORT
 from models.search.topological_sort import (
     constraint_edges,
     remove_back_edges,
@@ -79,5 +85,21 @@ def tsort_table(timings: dict) -> str:
     return markdown_table(headers, rows)
 
 
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if BENCH_TSORT.asks_for_help(argv):
+        return 0
+    try:
+        args = BENCH_TSORT.parse(argv)
+        lengths = [int(n) for n in args["lengths"].split(",") if n.isdigit() and int(n) >= 2]
+        if ",".join(map(str, lengths)) != args["lengths"] or lengths != sorted(set(lengths)):
+            raise UsageError(f"lengths must be increasing integers >= 2, comma-separated, "
+                             f"got {args['lengths']!r}")
+    except UsageError as error:
+        return report_error(BENCH_TSORT.prog, error)
+    print(tsort_table(tsort_timings(lengths, args["repeats"], args["seed"])))
+    return 0
+
+
 if __name__ == "__main__":
-    print(tsort_table(tsort_timings()))
+    sys.exit(main())

@@ -5,11 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from hydra import compose, initialize_config_dir
+from hydra.errors import HydraException
 from omegaconf import DictConfig
+from omegaconf.errors import OmegaConfBaseException
 
 from benchmark.config.resolvers import register_resolvers
 
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+# what composing raises for a bad override (an unknown key or option, a malformed value)
+COMPOSE_ERRORS = (HydraException, OmegaConfBaseException)
+
+
+def compose_error(error: Exception) -> str:
+    """The message of a COMPOSE_ERRORS error, without Hydra's config search path."""
+    return str(error).split("Config search path:")[0].strip()
 
 
 def compose_config(overrides: list[str], return_hydra_config: bool = False) -> DictConfig:

@@ -1,10 +1,10 @@
-"""Turn run records into the leaderboard: `orderbench leaderboard [--runs runs] [--out DIR]
-[--wandb]`.
+"""Turn run records into the leaderboard: `orderbench leaderboard [runs=runs] [out=DIR]
+[wandb=true]` (`benchmark.cli_parsers.LEADERBOARD`).
 
 Reads every finished run under the runs directory (`benchmark.records.run_collection`: unfinished
 runs and malformed records are left out with a warning naming them) and writes
-`leaderboard.csv` and `leaderboard.md` into the output directory, atomically: `--out`, else
-`<runs>/reports/`, so the committed `results/` is replaced only when asked (`--out results`).
+`leaderboard.csv` and `leaderboard.md` into the output directory, atomically: `out`, else
+`<runs>/reports/`, so the committed `results/` is replaced only when asked (`out=results`).
 One row per dataset x preset x variant, with the test figures of its seeds
 (docs/design.md, section 3):
 
@@ -28,7 +28,7 @@ One row per dataset x preset x variant, with the test figures of its seeds
   least `MIN_SEEDS` (2) seeds, the paired comparison of each complete row
   (`benchmark.stats.seeded_paired`, seeds and documents both counted; with one seed per
   row nothing is compared, `reference_rule` says why, and a warning says so):
-  `reference` is the dataset's reference row, fixed without test figures (`--reference`,
+  `reference` is the dataset's reference row, fixed without test figures (`reference=`,
   else the complete base row with the best mean VALID tau; `reference_rule` says which);
   a base row is compared with the reference, an ablation row with its own preset's base
   row (`compared_with`). `tau_diff` (this row - compared row), `tau_ci_low/high` (95%),
@@ -51,7 +51,8 @@ import pandas as pd
 from scipy import stats
 
 from benchmark import cli_parsers
-from benchmark.cli_options import EXIT_BAD_INPUT
+from benchmark.cli_options import EXIT_BAD_INPUT, UsageError, report_error
+from benchmark.cli_parsers import LEADERBOARD
 from benchmark.metrics.corpus import HEADLINE_ACCURACY, metric_range
 from benchmark.metrics.directions import HIGHER, direction, is_better
 from benchmark.records.atomic_io import atomic_write_group
@@ -349,26 +350,30 @@ def write_leaderboard(table: pd.DataFrame, out_dir: str | Path) -> tuple[Path, P
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = cli_parsers.leaderboard()
-    args = parser.parse_args(argv)
-    if args.resamples < 1:
-        parser.error(f"--resamples must be >= 1, got {args.resamples}")
+    argv = sys.argv[1:] if argv is None else argv
+    if LEADERBOARD.asks_for_help(argv):
+        return 0
+    prog = LEADERBOARD.prog
+    try:
+        args = LEADERBOARD.parse(argv)
+    except UsageError as error:
+        return report_error(prog, error)
+    runs_dir, out = Path(args["runs"]), args["out"] and Path(args["out"])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            runs = collect_runs(args.runs)
+            runs = collect_runs(runs_dir)
         except FileNotFoundError as error:
-            print(f"{parser.prog}: error: {error}", file=sys.stderr)
+            print(f"{prog}: error: {error}", file=sys.stderr)
             return EXIT_BAD_INPUT
-        table = build_leaderboard(runs, args.resamples, args.seed, args.reference)
+        table = build_leaderboard(runs, args["resamples"], args["seed"], args["reference"])
     for warning in caught:
-        print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
+        print(f"{prog}: warning: {warning.message}", file=sys.stderr)
     if table.empty:
-        print(f"{parser.prog}: error: no finished run under {args.runs}",
-              file=sys.stderr)
+        print(f"{prog}: error: no finished run under {runs_dir}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    paths = write_leaderboard(table, cli_parsers.report_dir(args.runs, args.out))
-    if args.wandb:
+    paths = write_leaderboard(table, cli_parsers.report_dir(runs_dir, out))
+    if args["wandb"]:
         log_leaderboard(table)
     print(f"{len(table)} rows from {len(runs)} runs -> {', '.join(map(str, paths))}")
     return 0

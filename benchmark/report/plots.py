@@ -1,7 +1,8 @@
-"""Draw the result plots: `orderbench plots [--runs runs] [--out DIR] [--wandb]`.
+"""Draw the result plots: `orderbench plots [runs=runs] [out=DIR] [wandb=true]`
+(`benchmark.cli_parsers.PLOTS`).
 
 From the finished runs (`benchmark.records.run_collection`), per dataset, PNG files in the
-output directory (`--out`, else `<runs>/reports/plots/`: the committed `results/plots/` is
+output directory (`out`, else `<runs>/reports/plots/`: the committed `results/plots/` is
 replaced only when asked):
 
 - `<dataset>_main_metrics.png`: tau, pmr and acc of every preset (its `base` variant):
@@ -39,7 +40,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from benchmark import cli_parsers
-from benchmark.cli_options import EXIT_BAD_INPUT
+from benchmark.cli_options import EXIT_BAD_INPUT, UsageError, report_error
+from benchmark.cli_parsers import PLOTS
 from benchmark.metrics.breakdowns import LENGTH_LABELS, breakdowns, length_bucket, meta_value
 from benchmark.metrics.breakdowns import MISSING as MISSING_META
 from benchmark.records.run_collection import DEFAULT_VARIANT, Run, collect_runs
@@ -380,31 +382,38 @@ def make_plots(runs: Sequence[Run], out_dir: Path) -> tuple[dict[str, Path], lis
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = cli_parsers.plots()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if PLOTS.asks_for_help(argv):
+        return 0
+    prog = PLOTS.prog
+    try:
+        args = PLOTS.parse(argv)
+    except UsageError as error:
+        return report_error(prog, error)
+    runs_dir, out = Path(args["runs"]), args["out"] and Path(args["out"])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            runs = collect_runs(args.runs)
+            runs = collect_runs(runs_dir)
         except FileNotFoundError as error:
-            print(f"{parser.prog}: error: {error}", file=sys.stderr)
+            print(f"{prog}: error: {error}", file=sys.stderr)
             return EXIT_BAD_INPUT
     for warning in caught:
-        print(f"{parser.prog}: warning: {warning.message}", file=sys.stderr)
+        print(f"{prog}: warning: {warning.message}", file=sys.stderr)
     try:
         ablation_studies()
     except StudyDefinitionError as error:
-        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+        print(f"{prog}: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if not runs:
-        print(f"{parser.prog}: error: no finished run under {args.runs}", file=sys.stderr)
+        print(f"{prog}: error: no finished run under {runs_dir}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    written, notes = make_plots(runs, cli_parsers.report_dir(args.runs, args.out, "plots"))
+    written, notes = make_plots(runs, cli_parsers.report_dir(runs_dir, out, "plots"))
     for note in notes:
-        print(f"{parser.prog}: note: {note}")
+        print(f"{prog}: note: {note}")
     for path in written.values():
         print(path)
-    if args.wandb and written:
+    if args["wandb"] and written:
         log_plots(written)
     return 0
 

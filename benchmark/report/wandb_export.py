@@ -21,7 +21,7 @@ LOGGER_CONFIG = CONF_DIR / "logger" / "wandb.yaml"
 
 def _init(job_type: str):
     """A W&B run for `job_type` (`leaderboard`, `plots`), offline by default."""
-    import wandb  # imported here: slow to import, and only needed with --wandb
+    import wandb  # imported here: slow to import, and only needed with wandb=true
 
     os.environ.setdefault("WANDB_MODE", "offline")
     project = os.environ.get("WANDB_PROJECT") or OmegaConf.load(LOGGER_CONFIG).wandb.project

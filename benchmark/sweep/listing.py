@@ -1,6 +1,7 @@
-"""Dry listing of a sweep: `orderbench sweep list SWEEP [OVERRIDE ...]`.
+"""Dry listing of a sweep: `orderbench sweep list NAME [OVERRIDE ...]`
+(`benchmark.cli_parsers.SWEEP_LIST`).
 
-Prints every job that `python -m benchmark.train -m sweep=SWEEP [OVERRIDE ...]` would
+Prints every job that `orderbench sweep run NAME [OVERRIDE ...]` would
 launch, with what it would do in its run directory (`benchmark.run.plan`): `train`,
 `resume` (from checkpoints/last.ckpt), `skip` (finished with the same config),
 `conflict`, `invalid` (its config does not compose) or `shared` (another job has the same
@@ -17,8 +18,9 @@ from hydra import initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from hydra.types import RunMode
 
-from benchmark import cli_parsers
-from benchmark.config.compose import CONF_DIR
+from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_parsers import SWEEP_LIST
+from benchmark.config.compose import COMPOSE_ERRORS, CONF_DIR, compose_error
 from benchmark.config.resolvers import register_resolvers
 from benchmark.run.plan import RunConflictError, plan_run
 from benchmark.sweep.jobs import SweepJob, sweep_jobs
@@ -38,6 +40,24 @@ def unknown_sweep(name: str, overrides: list[str]) -> str | None:
     if name in sweep_names() or any(o.startswith("hydra.searchpath=") for o in overrides):
         return None
     return f"no sweep {name!r} in conf/sweep/; the sweeps: {', '.join(sweep_names())}"
+
+
+def override_problem(sweep: str, overrides: list[str]) -> str | None:
+    """The one-line error of overrides that do not compose with the sweep (an unknown key
+    or option), as `orderbench sweep run` would meet it after launching; None when they
+    compose. Hydra's flags among `overrides` (`--cfg`, and the word after one) are left out."""
+    values = [o for i, o in enumerate(overrides)
+              if not o.startswith("-") and not (i and overrides[i - 1].startswith("-"))]
+    register_resolvers()
+    try:
+        with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3",
+                                   job_name="train"):  # fmt: skip
+            GlobalHydra.instance().config_loader().load_configuration(
+                "config", [f"sweep={sweep}", *values], run_mode=RunMode.MULTIRUN
+            )
+    except COMPOSE_ERRORS as error:
+        return compose_error(error)
+    return None
 
 
 def job_action(job: SweepJob) -> tuple[str, str]:
@@ -74,16 +94,22 @@ def list_sweep(sweep: str, overrides: list[str]) -> tuple[list[str], Counter]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cli_parsers.sweep_list()
-    args = parser.parse_args(argv)
-    if problem := unknown_sweep(args.sweep, args.overrides):
-        print(f"{parser.prog}: error: {problem}", file=sys.stderr)
-        return 2
-    lines, counts = list_sweep(args.sweep, args.overrides)
+    argv = sys.argv[1:] if argv is None else argv
+    if SWEEP_LIST.asks_for_help(argv):
+        return 0
+    try:
+        args = SWEEP_LIST.parse(argv)
+        if problem := unknown_sweep(args["sweep"], args["overrides"]):
+            raise UsageError(problem)
+        lines, counts = list_sweep(args["sweep"], args["overrides"])
+    except UsageError as error:
+        return report_error(SWEEP_LIST.prog, error)
+    except COMPOSE_ERRORS as error:
+        return report_error(SWEEP_LIST.prog, compose_error(error))
     print("\n".join(lines))
     total = sum(counts.values())
     detail = ", ".join(f"{counts[action]} {action}" for action in sorted(counts))
-    print(f"sweep {args.sweep}: {total} jobs ({detail})")
+    print(f"sweep {args['sweep']}: {total} jobs ({detail})")
     return 1 if counts["conflict"] or counts["invalid"] or counts["shared"] else 0
 
 

@@ -1,5 +1,5 @@
 """The state of a sweep's runs, printed when a multirun ends and on demand:
-`orderbench sweep summary RUNS_DIR` summarises every run directory under RUNS_DIR.
+`orderbench sweep summary RUNS` summarises every run directory under RUNS.
 
 A run is `failed` when its last launch failed (it has `failed.json`: the error and the logs
 to read; an older `metrics.json` beside it stays valid for its own config), else
@@ -18,7 +18,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmark import cli_parsers
+from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_parsers import SWEEP_SUMMARY
 from benchmark.records.failure import FAILURE_NAME, read_failure, was_interrupted
 from benchmark.records.run_collection import record_problem
 from benchmark.records.run_record import RECORD_NAME, read_run_record
@@ -92,11 +93,16 @@ def format_summary(states: list[RunState], since: float | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = cli_parsers.sweep_summary().parse_args(argv)
-    if not args.runs_dir.is_dir():
-        print(f"error: {args.runs_dir}: no such runs directory", file=sys.stderr)
-        return 2
-    states = [run_state(run_dir) for run_dir in find_run_dirs(args.runs_dir)]
+    argv = sys.argv[1:] if argv is None else argv
+    if SWEEP_SUMMARY.asks_for_help(argv):
+        return 0
+    try:
+        runs = Path(SWEEP_SUMMARY.parse(argv)["runs"])
+    except UsageError as error:
+        return report_error(SWEEP_SUMMARY.prog, error)
+    if not runs.is_dir():
+        return report_error(SWEEP_SUMMARY.prog, f"{runs}: no such runs directory")
+    states = [run_state(run_dir) for run_dir in find_run_dirs(runs)]
     print(format_summary(states))
     return 0 if all(state.state == FINISHED for state in states) else 1
 

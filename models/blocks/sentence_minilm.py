@@ -18,6 +18,8 @@ also persist across runs: only the first run on a corpus pays for MiniLM.
 import importlib
 import importlib.metadata
 import os
+import sys
+from contextlib import redirect_stdout
 from typing import Protocol
 
 import torch
@@ -37,12 +39,16 @@ def load_minilm(device: str = "cpu") -> nn.Module:
     """The bundled all-MiniLM-L6-v2 as a SentenceTransformer, loaded from local files only."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    try:
-        package = importlib.import_module(MODULE)
-        from sentence_transformers import SentenceTransformer
-    except ImportError:
-        raise ImportError(MISSING) from None
-    return SentenceTransformer(str(package.get_model_path()), device=device, local_files_only=True)
+    # transformers prints a line on stdout when imported under WANDB_MODE=offline: to stderr,
+    # so that stdout stays the tool's output (`orderbench params > table.md`)
+    with redirect_stdout(sys.stderr):
+        try:
+            package = importlib.import_module(MODULE)
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise ImportError(MISSING) from None
+        path = str(package.get_model_path())
+        return SentenceTransformer(path, device=device, local_files_only=True)
 
 
 class VectorStore(Protocol):

@@ -40,8 +40,9 @@ import importlib
 import importlib.metadata
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
 
 import torch
@@ -71,11 +72,14 @@ def load_pretrained(model: str | None) -> tuple[nn.Module, object]:
     """-> (AutoModel, AutoTokenizer) from local files only."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    from transformers import AutoModel, AutoTokenizer
+    # transformers prints a line on stdout when imported under WANDB_MODE=offline: to stderr,
+    # so that stdout stays the tool's output (`orderbench params > table.md`, predict's JSON)
+    with redirect_stdout(sys.stderr):
+        from transformers import AutoModel, AutoTokenizer
 
-    path = resolve_model_path(model)
-    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-    encoder = AutoModel.from_pretrained(path, local_files_only=True)
+        path = resolve_model_path(model)
+        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        encoder = AutoModel.from_pretrained(path, local_files_only=True)
     return encoder, tokenizer
 
 

@@ -1,2 +1,40 @@
 """The reproduction of Cui et al. 2018 (ATTOrderNet), Tables 3 and 5: Accidents, Earthquakes
-and NIPS (README.md)."""
+and NIPS (README.md).
+
+`COMMAND` declares `orderbench study cui2018` (`studies.cui2018.reproduction.main` runs
+it), `NIPS_COMMAND` `orderbench study cui2018-nips` (`studies.cui2018.nips.main`); `COMMANDS` lists
+both. Standard library only, so their `--help` loads nothing.
+"""
+
+from benchmark.cli_options import Command, Key
+
+COMMAND = Command(
+    "study cui2018",
+    "results/reproduction.{md,csv}: the reproduction page of Cui et al. 2018 from finished runs",
+    (
+        Key("runs", "the runs folder", "runs", metavar="DIR"),
+        Key("out", "where the page and its tables go", "results", metavar="DIR"),
+        Key("variant", "the headline budget's variant", "repro", metavar="VARIANT"),
+        Key("compare", "further budgets' variants, shown beside it", [], kind="list",
+            metavar="VARIANT,...", old="--compare-variant"),
+        Key("cv_variant", "the cross-validated runs' variant without _fold<k>", metavar="VARIANT",
+            shown="the headline's: repro_e100 -> cv_e100"),
+        Key("ablation_reference", "the variant the ablation runs were started from", "repro",
+            metavar="VARIANT"),
+    ),
+    "studies.cui2018.reproduction:main",
+)  # fmt: skip
+
+NIPS_COMMAND = Command(
+    "study cui2018-nips",
+    "results/reproduction_nips.{md,csv}: the NIPS column of Cui et al. 2018, Table 3, from "
+    "finished runs",
+    (
+        Key("runs", "the runs folder", "runs", metavar="DIR"),
+        Key("out", "where the page and its table go", "results", metavar="DIR"),
+        Key("variant", "the variant of the NIPS runs", "repro_e100", metavar="VARIANT"),
+    ),
+    "studies.cui2018.nips:main",
+)  # fmt: skip
+
+COMMANDS = (COMMAND, NIPS_COMMAND)

@@ -13,13 +13,14 @@ of each row (`resources` of the run records: CPU seconds to the selected epoch, 
 peak memory; `benchmark.training.resources`) with the cheapest row that reaches the
 SE-Graph log's tau. Rows with fewer than `MIN_RUNS` finished runs are marked.
 
-    python -m studies.cui2018.nips [--runs runs] [--out results] [--variant repro_e100]
+    orderbench study cui2018-nips [runs=runs] [out=results] [variant=repro_e100]
+        (`NIPS_COMMAND` of studies/cui2018/__init__.py)
 """
 
 from __future__ import annotations
 
-import argparse
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,11 +28,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from benchmark.cli_options import UsageError, report_error
 from benchmark.records.atomic_io import atomic_write_group
 from benchmark.records.comparability import IncomparableRunsError, require_pairable
 from benchmark.records.run_collection import Run, collect_runs
 from benchmark.stats.multiple_testing import holm
 from benchmark.stats.seeded_paired import compare_seeded, load_row, seeded_interval
+from studies.cui2018 import NIPS_COMMAND as COMMAND
 from studies.cui2018.published import MODELS, NIPS, NSEG_LABEL, NSEG_NIPS
 
 DATASET = "nips"
@@ -234,7 +237,7 @@ def markdown(table: pd.DataFrame, tests: dict, variant: str, commits: Sequence[s
                 f" | {test['p']:.3g} | {test['p_holm']:.3g} |"
             )
     lines += ["", "## Cost", ""] + cost_lines(table)
-    lines += ["", "Made by `make nips` (the sweep, then `python -m studies.cui2018.nips`) at "
+    lines += ["", "Made by `make nips` (the sweep, then `orderbench study cui2018-nips`) at "
               + ", ".join(f"`{c[:12]}`" for c in commits) + "."]
     return "\n".join(lines) + "\n"
 
@@ -279,12 +282,18 @@ def write(runs_dir: Path, out: Path, variant: str = VARIANT) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=Path, default=Path("runs"))
-    parser.add_argument("--out", type=Path, default=Path("results"))
-    parser.add_argument("--variant", default=VARIANT)
-    args = parser.parse_args(argv)
-    for path in write(args.runs, args.out, args.variant):
+    argv = sys.argv[1:] if argv is None else argv
+    if COMMAND.asks_for_help(argv):
+        return 0
+    try:
+        args = COMMAND.parse(argv)
+    except UsageError as error:
+        return report_error(COMMAND.prog, error)
+    try:
+        written = write(Path(args["runs"]), Path(args["out"]), args["variant"])
+    except (ValueError, FileNotFoundError) as error:  # no runs folder, no finished run, ...
+        return report_error(COMMAND.prog, error)
+    for path in written:
         print(path)
     return 0
 

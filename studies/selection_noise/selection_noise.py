@@ -20,23 +20,25 @@ run's epochs, the two selections differ only in how long the search went on, and
 recorded test tau of both selected checkpoints shows what that choice moved. Test figures
 are only reported, never used to choose anything.
 
-    python -m studies.selection_noise.selection_noise [--runs runs] [--variant repro ...]
-        [--pair repro:repro_e60] [--out results/selection_noise.csv]
+    orderbench study selection-noise [runs=runs] [variants=repro,...] [pairs=repro:repro_e60,...]
+        [out=results/selection_noise.csv]     (`COMMAND` of studies/selection_noise/__init__.py)
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import math
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from benchmark.cli_options import UsageError, report_error
 from benchmark.records.run_collection import Run, collect_runs, group_runs
 from benchmark.records.training_log import log_is_zero_based
+from studies.selection_noise import COMMAND
 
 LOG = Path("csv") / "metrics.csv"
 MONITOR = "val/tau"  # `early_stopping.monitor` when the config does not say
@@ -192,30 +194,30 @@ def budget_pairs(runs: Sequence[Run], short: str, long: str) -> pd.DataFrame:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", default="runs")
-    parser.add_argument("--variant", action="append", help="only these variants (repeatable)")
-    parser.add_argument("--pair", action="append", default=[], metavar="SHORT:LONG",
-                        help="set two budgets of the same seeds side by side (repeatable)")
-    parser.add_argument("--out", help="write the per-run table to this CSV file")
-    args = parser.parse_args(argv)
-    runs = collect_runs(args.runs)
-    table = noise_table(runs, args.variant)
+    argv = sys.argv[1:] if argv is None else argv
+    if COMMAND.asks_for_help(argv):
+        return 0
+    try:
+        args = COMMAND.parse(argv)
+        pairs = [pair.partition(":") for pair in args["pairs"]]
+        if bad := ["".join(pair) for pair in pairs if not all(pair)]:
+            raise UsageError(f"pairs: {bad[0]!r}: expected SHORT:LONG")
+        runs = collect_runs(args["runs"])
+    except (UsageError, FileNotFoundError) as error:  # FileNotFoundError: no runs folder
+        return report_error(COMMAND.prog, error)
+    table = noise_table(runs, args["variants"])
     if table.empty:
-        print(f"no finished runs under {args.runs}")
+        print(f"no finished runs under {args['runs']}")
         return 1
     with pd.option_context("display.width", 200, "display.max_columns", None):
         print(summarise(table).round(3).to_string(index=False))
-        for pair in args.pair:
-            short, sep, long = pair.partition(":")
-            if not sep:
-                parser.error(f"--pair {pair!r}: expected SHORT:LONG")
+        for short, _, long in pairs:
             print(f"\n{short} vs {long}:")
             print(budget_pairs(runs, short, long).round(3).to_string(index=False))
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        table.to_csv(args.out, index=False)
-        print(f"wrote {args.out}")
+    if args["out"]:
+        Path(args["out"]).parent.mkdir(parents=True, exist_ok=True)
+        table.to_csv(args["out"], index=False)
+        print(f"wrote {args['out']}")
     return 0
 
 
