@@ -51,3 +51,21 @@ def test_the_page_marks_short_rows_and_states_the_cost(runs: Path, tmp_path: Pat
     assert "Holm" in page
     written = write(runs, tmp_path / "out")
     assert sorted(p.name for p in written) == ["reproduction_nips.csv", "reproduction_nips.md"]
+
+
+def test_the_gpu_figure_is_an_estimate_from_the_profile_scaled_to_the_run():
+    from benchmark.records.run_collection import Run
+    from studies.cui2018.nips import LAUNCH_SECONDS, gpu_training_seconds, short_commit
+
+    profile = {"experiments": {"lstm_ptrnet_paper": {"flops_per_step": {
+        "total": 128e9, "docs_per_step": 128.0, "aten_ops": 1000}}}}  # fmt: skip
+    record = {"model": "lstm_ptrnet", "steps": 10, "config": {"model": {"batch_size": 16}},
+              "dataset": "nips", "variant": "repro_e100_cui", "seed": 0}  # fmt: skip
+    run = Run(Path("x"), record)
+    # per step: 1000 launches + 16e9 FLOPs (the profile's 128 documents scaled to 16)
+    assert gpu_training_seconds(run, profile) == pytest.approx(
+        10 * (1000 * LAUNCH_SECONDS + 16e9 / 20e12))
+    assert pd.isna(gpu_training_seconds(Run(Path("y"), {**record, "model": "bow_position"}),
+                                        profile))  # fmt: skip
+    assert short_commit("9da4f509fa22cc9c2af5aa834a27f77eaf8c6756+dirty") == "9da4f509fa22+dirty"
+    assert short_commit("96cf71962150234ea2b911cb9f915a36c3a5d2b7") == "96cf71962150"

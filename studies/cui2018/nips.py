@@ -19,6 +19,7 @@ SE-Graph log's tau. Rows with fewer than `MIN_RUNS` finished runs are marked.
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from collections.abc import Sequence
@@ -44,6 +45,15 @@ N_RESAMPLES = 10_000
 METRICS = {"acc": 100.0, "pmr": 100.0, "tau": 1.0}  # figure -> scale shown (% for the first two)
 NAMES = {"acc": "accuracy %", "pmr": "PMR %", "tau": "tau"}
 CSV_NAME, MARKDOWN_NAME = "reproduction_nips.csv", "reproduction_nips.md"
+# The GPU estimate of docs/performance.md ("FLOPs per training step, and GPU time"): per
+# optimiser step, one kernel launch of LAUNCH_SECONDS per ATen operator plus the step's
+# FLOPs at GPU_FLOPS (30% of an H100's float32 peak), from the reference paths' profile on
+# NIPS-like batches (`orderbench bench profile`; a GPU takes the reference paths).
+PROFILE = Path(__file__).resolve().parents[2] / "results/bench/profile-cpu-flops-reference.json"
+PROFILED = {"attordernet": "attordernet_paper", "attordernet_att": "attordernet_att_paper",
+            "attordernet_cnn": "attordernet_cnn_paper", "lstm_ptrnet": "lstm_ptrnet_paper",
+            "cnn_ptrnet": "cnn_ptrnet_paper", "han": "han_paper"}  # fmt: skip
+LAUNCH_SECONDS, GPU_FLOPS = 10e-6, 20e12
 
 
 @dataclass(frozen=True)
@@ -91,6 +101,25 @@ def _every_epoch_counted(cost: dict | None, epochs: int | None) -> bool:
     return len(per_epoch) == epochs and all(seconds is not None for seconds in per_epoch)
 
 
+def gpu_training_seconds(run: Run, profile: dict) -> float:
+    """An estimate, not a measurement: the run's optimiser steps on one GPU (training only,
+    no validation or test decoding), from the profile of its preset's paper-size experiment,
+    its FLOPs per step scaled to the run's batch size; NaN for a preset not profiled."""
+    experiment = profile.get("experiments", {}).get(PROFILED.get(run.preset, ""))
+    steps = run.record.get("steps")
+    if experiment is None or not steps:
+        return math.nan
+    per_step = experiment["flops_per_step"]
+    batch = run.record["config"]["model"]["batch_size"]
+    flops = per_step["total"] * batch / per_step["docs_per_step"]
+    return steps * (per_step["aten_ops"] * LAUNCH_SECONDS + flops / GPU_FLOPS)
+
+
+def load_profile(path: Path = PROFILE) -> dict:
+    """The committed profile (`results/bench`), or {} where it is absent."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
 def _cost(runs: Sequence[Run]) -> dict:
     """Mean CPU seconds to the selected epoch and in all, peak memory; where a record did
     not count every epoch (it predates `resources`, or was resumed from a checkpoint made
@@ -99,6 +128,11 @@ def _cost(runs: Sequence[Run]) -> dict:
     to_selected, total, memory, estimated = [], [], [], 0
     for run in runs:
         cost = run.record.get("resources")
+        if not run.record.get("epochs"):  # nothing to train (a rule)
+            to_selected.append(0.0)
+            total.append(0.0)
+            memory.append((cost or {}).get("peak_rss_mb", math.nan))
+            continue
         if _every_epoch_counted(cost, run.record.get("epochs")):
             to_selected.append(cost["cpu_seconds_to_selected"])
             total.append(cost["train_cpu_seconds"])
@@ -112,8 +146,12 @@ def _cost(runs: Sequence[Run]) -> dict:
     def mean(values: list) -> float:
         return float(np.mean(values)) if values else math.nan
 
+    profile = load_profile()
+    gpu = [gpu_training_seconds(run, profile) for run in runs]
     return {"cpu_s_to_selected": mean(to_selected), "cpu_s_total": mean(total),
-            "peak_rss_mb": mean(memory), "cost_estimated": estimated}  # fmt: skip
+            "peak_rss_mb": mean(memory), "cost_estimated": estimated,
+            "wall_s_sum": float(sum(run.record.get("train_seconds") or 0 for run in runs)),
+            "gpu_s_estimate": mean(gpu)}  # fmt: skip
 
 
 def build(runs: Sequence[Run], variant: str = VARIANT,
@@ -238,8 +276,15 @@ def markdown(table: pd.DataFrame, tests: dict, variant: str, commits: Sequence[s
             )
     lines += ["", "## Cost", ""] + cost_lines(table)
     lines += ["", "Made by `make nips` (the sweep, then `orderbench study cui2018-nips`) at "
-              + ", ".join(f"`{c[:12]}`" for c in commits) + "."]
+              + ", ".join(f"`{short_commit(c)}`" for c in commits)
+              + " (`+dirty`: made from a working tree with changes not committed)."]
     return "\n".join(lines) + "\n"
+
+
+def short_commit(commit: str) -> str:
+    """A record's `git_commit` in 12 hex digits, keeping its `+dirty` mark."""
+    head, plus, mark = commit.partition("+")
+    return head[:12] + plus + mark
 
 
 def cost_lines(table: pd.DataFrame) -> list[str]:
@@ -249,15 +294,27 @@ def cost_lines(table: pd.DataFrame) -> list[str]:
         "training, mean over seeds, and the peak resident memory of the run's process; "
         "≈ marks rows whose records predate the CPU-time count (wall-time share instead).",
         "",
-        "| row | test tau | CPU s to selected | CPU s in all | peak memory MB |",
-        "|---|---:|---:|---:|---:|",
+        "The last column is **an estimate, not a measurement** (no GPU was used): the run's "
+        "training steps on one GPU at one kernel launch (10 µs) per operator plus its FLOPs at "
+        "20 TFLOP/s, from the profile of the preset's paper-size experiment "
+        "(`results/bench/profile-cpu-flops-reference.json`, docs/performance.md); training "
+        "only, without validation and the beam-64 test decoding.",
+        "",
+        "| row | test tau | CPU s to selected | CPU s in all | peak memory MB "
+        "| GPU s of training, estimate |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for _, r in table.sort_values("cpu_s_to_selected").iterrows():
         mark = "≈ " if r["cost_estimated"] else ""
         lines.append(
             f"| {r['row']} | {_f(r['tau_mean'], 3)} | {mark}{_f(r['cpu_s_to_selected'], 0)} | "
-            f"{mark}{_f(r['cpu_s_total'], 0)} | {_f(r['peak_rss_mb'], 0)} |"
+            f"{mark}{_f(r['cpu_s_total'], 0)} | {_f(r['peak_rss_mb'], 0)} | "
+            f"{_f(r['gpu_s_estimate'], 0)} |"
         )
+    hours = table["wall_s_sum"].sum() / 3600
+    lines += ["", f"The {int(table['runs'].sum())} finished runs trained for {hours:.1f} hours in "
+              "all on this machine (wall time, one PyTorch thread per run, one run beside "
+              "another sweep on 2 cores), decoding and order discrimination not counted."]
     reaching = table[table["tau_mean"] >= NSEG_NIPS["tau"]]
     if reaching.empty:
         lines += ["", f"No row reaches the SE-Graph log's tau {NSEG_NIPS['tau']} on average."]
