@@ -23,7 +23,6 @@ import json
 import math
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +35,7 @@ from benchmark.records.run_collection import Run, collect_runs
 from benchmark.stats.multiple_testing import holm
 from benchmark.stats.seeded_paired import compare_seeded, load_row, seeded_interval
 from studies.cui2018 import NIPS_COMMAND as COMMAND
-from studies.cui2018.published import MODELS, NIPS, NSEG_LABEL, NSEG_NIPS
+from studies.cui2018.published import MODELS, NIPS, NSEG_LABEL, NSEG_NIPS, Row
 
 DATASET = "nips"
 VARIANT = "repro_e100"
@@ -56,15 +55,6 @@ PROFILED = {"attordernet": "attordernet_paper", "attordernet_att": "attordernet_
 LAUNCH_SECONDS, GPU_FLOPS = 10e-6, 20e12
 
 
-@dataclass(frozen=True)
-class Row:
-    """A preset at one setting (its run label is the variant plus `tag`); `paper` names the
-    preset whose published figure it is set beside (None: none)."""
-
-    label: str
-    preset: str
-    tag: str = ""
-    paper: str | None = None
 
 
 ROWS = (

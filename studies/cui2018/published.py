@@ -8,9 +8,12 @@ discrimination accuracy %, Accidents and Earthquakes). Their NIPS split is given
 
 Yin et al. 2019 (SE-Graph) on the very split we use: the log of a run of the authors' code
 (Barry-Menglong-Yao/NSEG, `output.txt`, beam 64): accuracy 57.56, PMR 24.40, tau 0.7506.
+and `Row`, a table row: a preset at one setting beside the preset whose figure it faces.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 MODELS = {  # preset -> its name in Cui et al. 2018, Table 3
     "lstm_ptrnet": "LSTM+PtrNet",
@@ -41,3 +44,14 @@ NIPS = {
 # the SE-Graph authors' code on our NIPS split (a logged run, not a table of a paper)
 NSEG_NIPS = {"acc": 57.56, "pmr": 24.40, "tau": 0.7506}
 NSEG_LABEL = "SE-Graph (Yin et al. 2019), a logged run of the authors' code on this split"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of the tables: a preset at one setting (its run label ends with `tag`) and
+    the preset whose published figure it is set beside (None: no published figure)."""
+
+    label: str
+    preset: str
+    tag: str = ""
+    paper: str | None = None

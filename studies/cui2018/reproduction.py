@@ -45,7 +45,6 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -65,7 +64,7 @@ from benchmark.report.cross_validation import (
 from benchmark.report.leaderboard import docs_interval, summarise_row, t_interval
 from benchmark.stats.seeded_paired import compare_seeded, load_row
 from studies.cui2018 import COMMAND
-from studies.cui2018.published import MODELS, PAPER
+from studies.cui2018.published import MODELS, PAPER, Row
 from studies.selection_noise.selection_noise import (
     budget_pairs,
     noise_table,
@@ -78,15 +77,6 @@ DATASETS = ("accident", "earthquake")
 PUBLISHED_TEST = "published_test"
 
 
-@dataclass(frozen=True)
-class Row:
-    """One row of the tables: a preset at one setting (its run label ends with `tag`) and
-    the preset whose published figure it is set beside (None: no published figure)."""
-
-    label: str
-    preset: str
-    tag: str = ""
-    paper: str | None = None
 
 
 ROWS = (
