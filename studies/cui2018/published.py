@@ -8,7 +8,9 @@ discrimination accuracy %, Accidents and Earthquakes). Their NIPS split is given
 
 Yin et al. 2019 (SE-Graph) on the very split we use: the log of a run of the authors' code
 (Barry-Menglong-Yao/NSEG, `output.txt`, beam 64): accuracy 57.56, PMR 24.40, tau 0.7506.
-and `Row`, a table row: a preset at one setting beside the preset whose figure it faces.
+
+`Row`: a row of the study's tables, a preset at one setting beside the preset whose published
+figure it faces.
 """
 
 from __future__ import annotations
