@@ -17,6 +17,7 @@ answers `--help` at once. `python -m <module>` keeps working for each of them.
 from __future__ import annotations
 
 import importlib
+import os
 import runpy
 import sys
 from collections.abc import Sequence
@@ -125,7 +126,19 @@ def sweep_run(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """`orderbench`; output piped into a reader that stops early (`| head`) ends quietly."""
+    try:
+        status = dispatch(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader is gone: send the rest nowhere, so the exit flush does not fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    return status
+
+
+def dispatch(argv: list[str]) -> int:
+    """Run the command `argv` names (the help when it names none)."""
     table = commands()
     if not argv or argv[0] in HELP_FLAGS:
         print(usage(table))

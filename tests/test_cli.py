@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -323,3 +324,17 @@ def test_bench_tsort_prints_its_table(capsys):
 def test_a_missing_runs_folder_is_one_line(name, tmp_path, capsys):
     assert main([*name.split(), f"runs={tmp_path / 'none'}", f"out={tmp_path / 'out'}"]) == 2
     assert "no such runs directory" in one_error_line(capsys, name)
+
+
+def test_help_piped_into_a_reader_that_stops_early_ends_quietly():
+    """`orderbench predict --help | head -1` once `head` has gone: no BrokenPipeError
+    traceback, exit 0 (the pipe's reading end is closed before anything is written)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    code = "import sys; from benchmark.cli import main; sys.exit(main(['predict', '--help']))"
+    try:
+        writer = subprocess.run([sys.executable, "-c", code], stdout=write_end,
+                                stderr=subprocess.PIPE, text=True)  # fmt: skip
+    finally:
+        os.close(write_end)
+    assert writer.returncode == 0 and "Traceback" not in writer.stderr, writer.stderr
