@@ -85,6 +85,7 @@ STATEMENTS = {
     "`SWEEP_REPRO=reproduction_e100_released VARIANT=repro_e100` (": "reproduction_e100_released",
     "| smoke sweep (": "smoke",
     "calibration baselines × 3 seeds, at the same budget: ": "nips",
+    "How far the sweep got 14 of its ": "nips",
     "WANDB_MODE=offline make reproduction` (": "reproduction_e100",
     "| ": None,  # the SLURM check that cancels one of 2 runs of 40 epochs
     "one thread per run, the ": None,  # the five models' runs of the first repro_e100 sweep
@@ -233,9 +234,6 @@ EXAMPLE_FILES = ("models/presets/cnn_attention.py", "conf/model/cnn_attention.ya
                  "data/readers/steps.py", "conf/dataset/steps.yaml")
 # cited on purpose although absent, with the reason
 NOT_IN_THE_REPOSITORY = {
-    "results/nips/": "written by `make nips`",
-    "results/nips": "the Makefile: `orderbench leaderboard ... out=results/nips` (make nips)",
-    "results/nips/plots": "the Makefile: `orderbench plots ... out=results/nips/plots`",
     "results/selection_noise.csv": "written by `orderbench study selection-noise out=FILE`",
     "docs/s": "a unit (documents per second), not a path",
     "docs/step": "a unit (documents per step), not a path",
