@@ -110,7 +110,7 @@ def load_profile(path: Path = PROFILE) -> dict:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
-def _cost(runs: Sequence[Run]) -> dict:
+def _cost(runs: Sequence[Run], profile: dict) -> dict:
     """Mean CPU seconds to the selected epoch and in all, peak memory; where a record did
     not count every epoch (it predates `resources`, or was resumed from a checkpoint made
     before them), the CPU time is estimated from its training wall time (`estimated`: how
@@ -127,7 +127,7 @@ def _cost(runs: Sequence[Run]) -> dict:
             to_selected.append(cost["cpu_seconds_to_selected"])
             total.append(cost["train_cpu_seconds"])
             memory.append(cost["peak_rss_mb"])
-        elif run.record.get("epochs"):
+        else:
             share = (run.record.get("best_epoch") or 0) / run.record["epochs"]
             to_selected.append(run.record["train_seconds"] * share)
             total.append(run.record["train_seconds"])
@@ -136,7 +136,6 @@ def _cost(runs: Sequence[Run]) -> dict:
     def mean(values: list) -> float:
         return float(np.mean(values)) if values else math.nan
 
-    profile = load_profile()
     gpu = [gpu_training_seconds(run, profile) for run in runs]
     return {"cpu_s_to_selected": mean(to_selected), "cpu_s_total": mean(total),
             "peak_rss_mb": mean(memory), "cost_estimated": estimated,
@@ -151,6 +150,7 @@ def build(runs: Sequence[Run], variant: str = VARIANT,
     groups = row_runs(runs, variant)
     records = []
     loaded = {}
+    profile = load_profile()  # for the GPU estimates, read once
     for row, members in groups.items():
         loaded[row] = load_row(members)
         interval = seeded_interval(loaded[row], n_resamples, seed=0)
@@ -172,7 +172,7 @@ def build(runs: Sequence[Run], variant: str = VARIANT,
             }
         entry["stopped_by"] = ",".join(sorted({r.record.get("stopped_by", "?") for r in members}))
         entry["best_epoch"] = float(np.mean([r.record.get("best_epoch") or 0 for r in members]))
-        entry |= _cost(members)
+        entry |= _cost(members, profile)
         records.append(entry)
     table = pd.DataFrame(records)
     return table, paired_tests(groups, loaded, n_resamples)
