@@ -28,7 +28,6 @@ from benchmark.cli_options import (
     HELP_FLAGS,
     SOURCE_ROOT,
     Command,
-    UsageError,
     report_error,
 )
 
@@ -97,11 +96,7 @@ def run(command: Command, argv: list[str]) -> int:
         runpy.run_module(module, run_name="__main__", alter_sys=True)
         return 0
     if command.call == "keys":
-        try:
-            keys = command.parse(argv)
-        except UsageError as error:
-            return report_error(command.prog, error)
-        status = _target(command)(**keys)
+        status = command.run(argv, lambda keys: _target(command)(**keys))
     else:
         status = _target(command)(argv)
     return status if isinstance(status, int) else 0
@@ -110,18 +105,15 @@ def run(command: Command, argv: list[str]) -> int:
 def sweep_run(argv: Sequence[str]) -> int:
     """`orderbench sweep run NAME [OVERRIDE ...]`: `orderbench train -m sweep=NAME ...`, once
     the overrides compose (so a bad one is one line, as for the other commands)."""
-    command = cli_parsers.SWEEP_RUN
-    if command.asks_for_help(argv):
-        return 0
-    try:
-        args = command.parse(argv)
-    except UsageError as error:
-        return report_error(command.prog, error)
+    return cli_parsers.SWEEP_RUN.run(argv, _run_sweep)
+
+
+def _run_sweep(args: dict) -> int:
     from benchmark.sweep.listing import override_problem, unknown_sweep
 
     name, overrides = args["sweep"], args["overrides"]
     if problem := unknown_sweep(name, overrides) or override_problem(name, overrides):
-        return report_error(command.prog, problem)
+        return report_error(cli_parsers.SWEEP_RUN.prog, problem)
     return run(cli_parsers.TRAIN, ["-m", f"sweep={args['sweep']}", *args["overrides"]])
 
 

@@ -14,7 +14,7 @@ import ast
 import re
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -198,6 +198,24 @@ class Command:
     def parse(self, argv: Sequence[str]) -> dict:
         """`parse_key_values` of this command."""
         return parse_key_values(self, argv)
+
+    def run(
+        self,
+        argv: Sequence[str] | None,
+        body: Callable,
+        parse: Callable[[Sequence[str]], object] | None = None,
+    ) -> int:
+        """A command's `main`: the help on -h/--help (exit 0); else the arguments parsed by
+        `parse` (default: this command's keys), a UsageError printed as one line (exit 2);
+        else `body(parsed)`'s exit status. `argv` None: the process's arguments."""
+        argv = sys.argv[1:] if argv is None else argv
+        if self.asks_for_help(argv):
+            return 0
+        try:
+            parsed = (parse or self.parse)(argv)
+        except UsageError as error:
+            return report_error(self.prog, error)
+        return body(parsed)
 
 
 def parse_key_values(command: Command, argv: Sequence[str]) -> dict:

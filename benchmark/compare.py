@@ -216,14 +216,14 @@ def format_table(result: dict) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if COMPARE.asks_for_help(argv):
-        return 0
+    return COMPARE.run(argv, _compare)
+
+
+def _compare(args: dict) -> int:
     try:
-        args = COMPARE.parse(argv)
         result = compare_runs(args["run_a"], args["run_b"], args["include_trivial"],
                               args["resamples"], args["seed"])  # fmt: skip
-    except (ValueError, OSError) as error:  # UsageError is a ValueError
+    except (ValueError, OSError) as error:
         return report_error(COMPARE.prog, error)
     print(json.dumps(json_safe(result)) if args["json"] else format_table(result))
     return 0

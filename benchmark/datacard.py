@@ -35,7 +35,7 @@ from collections.abc import Sequence
 
 from omegaconf import DictConfig
 
-from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_options import report_error
 from benchmark.cli_parsers import DATACARD, dataset_overrides
 from benchmark.config.compose import COMPOSE_ERRORS, compose_config, compose_error
 from benchmark.run.stages import build_datamodule
@@ -135,14 +135,13 @@ def datacard(cfg: DictConfig) -> dict:
 
 
 def main(argv: Sequence[str]) -> int:
-    if DATACARD.asks_for_help(argv):
-        return 0
+    return DATACARD.run(argv, _print_card, lambda argv: dataset_overrides(DATACARD.parse(argv)))
+
+
+def _print_card(overrides: list[str]) -> int:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:  # no word vectors needed
-        overrides = dataset_overrides(DATACARD.parse(argv))
         cfg = compose_config([*overrides, "++model.embeddings=null"])
-    except UsageError as error:
-        return report_error(DATACARD.prog, error)
     except COMPOSE_ERRORS as error:
         return report_error(DATACARD.prog, compose_error(error))
     try:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import torch
 
-from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_options import report_error
 from benchmark.cli_parsers import EVALUATE
 from benchmark.evaluation.discrimination import discrimination_records
 from benchmark.metrics.corpus import score_records, summarise
@@ -122,16 +122,16 @@ def evaluate_order(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if EVALUATE.asks_for_help(argv):
-        return 0
+    return EVALUATE.run(argv, _evaluate, parse_args)
+
+
+def _evaluate(args: dict) -> int:
     try:
-        args = parse_args(argv)
         if args["task"] == "order":
             result = evaluate_order(args["run"], args["split"], args["beam"], args["predictions"])
         else:
             result = evaluate_discrimination(args["run"], args["split"], args["max_permutations"])
-    except (UsageError, RunError, RunLockedError) as error:
+    except (RunError, RunLockedError) as error:
         return report_error(EVALUATE.prog, error)
     print(json.dumps(json_safe(result), indent=2))
     return 0

@@ -77,11 +77,11 @@ def sentences_of(text: str, mode: str = "auto") -> tuple[list[str], bool]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if PREDICT.asks_for_help(argv):
-        return 0
+    return PREDICT.run(argv, _predict, parse_args)
+
+
+def _predict(args: dict) -> int:
     try:
-        args = parse_args(argv)
         sentences, one_per_line = sentences_of(read_input(args["input"]), args["split"])
         run = load_finished_run(args["run"])
         order = run.order(sentences, args["beam"])

@@ -14,7 +14,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from benchmark.cli_options import UsageError, error_lines, report_error
+from benchmark.cli_options import error_lines, report_error
 from benchmark.cli_parsers import PREPARE, dataset_overrides
 from benchmark.config.compose import COMPOSE_ERRORS, compose_config, compose_error
 from benchmark.run.stages import build_datamodule, build_task
@@ -23,12 +23,12 @@ from data.readers.sources import DatasetNotFoundError
 
 
 def main(argv: Sequence[str]) -> int:
-    if PREPARE.asks_for_help(argv):
-        return 0
+    return PREPARE.run(argv, _prepare, lambda argv: dataset_overrides(PREPARE.parse(argv)))
+
+
+def _prepare(overrides: list[str]) -> int:
     try:
-        cfg = compose_config(dataset_overrides(PREPARE.parse(argv)))
-    except UsageError as error:
-        return report_error(PREPARE.prog, error)
+        cfg = compose_config(overrides)
     except COMPOSE_ERRORS as error:
         return report_error(PREPARE.prog, compose_error(error))
     datamodule = build_datamodule(cfg)

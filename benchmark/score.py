@@ -65,16 +65,16 @@ def score_file(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if SCORE.asks_for_help(argv):
-        return 0
+    return SCORE.run(argv, _score)
+
+
+def _score(args: dict) -> int:
     try:
-        args = SCORE.parse(argv)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             result = score_file(args["predictions"], args["include_trivial"], args["bootstrap"],
                                 args["seed"], args["breakdowns"])  # fmt: skip
-    except (ValueError, OSError) as error:  # UsageError is a ValueError
+    except (ValueError, OSError) as error:
         return report_error(SCORE.prog, error)
     for warning in caught:
         print(f"{SCORE.prog}: warning: {warning.message}", file=sys.stderr)

@@ -87,6 +87,8 @@ def runs(tmp_path_factory) -> Path:
     for variant, setting in ATTORDERNET_DEVIATIONS:
         write_run(root, "attordernet", 0, 0.7, variant=variant,
                   net={"_target_": "models.presets.attordernet", **setting})
+    write_run(root, "attordernet_cnn", 0, 0.65, variant="released_cnn_widths",
+              net={"_target_": "models.presets.attordernet_cnn", "filter_width": [4, 5]})
     for variant, key, value in RELEASED_RUN_SETTINGS:
         run_dir = write_run(root, "attordernet", 0, 0.7, variant=variant,
                             net={"_target_": "models.presets.attordernet"})

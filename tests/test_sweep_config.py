@@ -74,7 +74,7 @@ N_PRESETS = len(list((CONF_DIR / "model").glob("*.yaml")))  # the sweeps' model:
 
 @pytest.mark.parametrize(
     ("sweep", "jobs"),
-    [("smoke", 4), ("paper", 9 * N_PRESETS * 3), ("ablation", 180),
+    [("smoke", 4), ("paper", 9 * N_PRESETS * 3), ("ablation", 186),
      ("reproduction_e100", 60), ("reproduction_e100_cv", 200),
      ("reproduction_e100_released", 54)],
 )  # fmt: skip

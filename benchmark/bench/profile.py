@@ -48,7 +48,7 @@ from benchmark.bench.parts import (
     staged_step,
 )
 from benchmark.bench.timing import autocast
-from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_options import UsageError
 from benchmark.cli_parsers import BENCH_PROFILE
 from benchmark.config.compose import compose_config
 from benchmark.records.atomic_io import atomic_write_text
@@ -316,13 +316,11 @@ def table(record: dict) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if BENCH_PROFILE.asks_for_help(argv):
-        return 0
-    try:
-        settings = parse_args(argv)
-    except UsageError as error:
-        return report_error(BENCH_PROFILE.prog, error)
+    return BENCH_PROFILE.run(argv, _profile, parse_args)
+
+
+def _profile(settings: dict) -> int:
+    """Profile each experiment of `settings`, write the record to settings["out"]."""
     torch.set_num_threads(settings["threads"])
     device = torch.device(settings["device"])
     record = {

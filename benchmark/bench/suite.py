@@ -40,7 +40,7 @@ from benchmark.bench.paper import compare_paths, paper_table
 from benchmark.bench.preset import Settings, bench_preset
 from benchmark.bench.table import reference_table, scaling_table, throughput_table
 from benchmark.bench.tsort import tsort_table, tsort_timings
-from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_options import UsageError
 from benchmark.cli_parsers import BENCH, FULL, QUICK
 from benchmark.config.compose import CONF_DIR
 from benchmark.records.atomic_io import atomic_write_text
@@ -232,13 +232,11 @@ def report(record: dict) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if BENCH.asks_for_help(argv):
-        return 0
-    try:
-        presets, settings, out, isolate, paper = parse_args(argv)
-    except UsageError as error:
-        return report_error(BENCH.prog, error)
+    return BENCH.run(argv, lambda parsed: _bench(*parsed), parse_args)
+
+
+def _bench(presets, settings, out, isolate, paper) -> int:
+    """Time `presets` (and the paper experiments of `paper`), write the record to `out`."""
     if settings.threads:
         torch.set_num_threads(settings.threads)
     device = torch.device(settings.device)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from benchmark.bench.table import markdown_table
-from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_options import UsageError
 from benchmark.cli_parsers import BENCH_TSORT
 from models.search.topological_sort import (
     constraint_edges,
@@ -86,18 +86,21 @@ def tsort_table(timings: dict) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if BENCH_TSORT.asks_for_help(argv):
-        return 0
-    try:
-        args = BENCH_TSORT.parse(argv)
-        lengths = [int(n) for n in args["lengths"].split(",") if n.isdigit() and int(n) >= 2]
-        if ",".join(map(str, lengths)) != args["lengths"] or lengths != sorted(set(lengths)):
-            raise UsageError(f"lengths must be increasing integers >= 2, comma-separated, "
-                             f"got {args['lengths']!r}")
-    except UsageError as error:
-        return report_error(BENCH_TSORT.prog, error)
-    print(tsort_table(tsort_timings(lengths, args["repeats"], args["seed"])))
+    return BENCH_TSORT.run(argv, _print_timings, _parse)
+
+
+def _parse(argv: Sequence[str]) -> dict:
+    """The keys, `lengths` as a list of increasing integers >= 2."""
+    args = BENCH_TSORT.parse(argv)
+    lengths = [int(n) for n in args["lengths"].split(",") if n.isdigit() and int(n) >= 2]
+    if ",".join(map(str, lengths)) != args["lengths"] or lengths != sorted(set(lengths)):
+        raise UsageError(f"lengths must be increasing integers >= 2, comma-separated, "
+                         f"got {args['lengths']!r}")
+    return args | {"lengths": lengths}
+
+
+def _print_timings(args: dict) -> int:
+    print(tsort_table(tsort_timings(args["lengths"], args["repeats"], args["seed"])))
     return 0
 
 

@@ -51,7 +51,7 @@ import pandas as pd
 from scipy import stats
 
 from benchmark import cli_parsers
-from benchmark.cli_options import EXIT_BAD_INPUT, UsageError, report_error
+from benchmark.cli_options import EXIT_BAD_INPUT
 from benchmark.cli_parsers import LEADERBOARD
 from benchmark.metrics.corpus import HEADLINE_ACCURACY, metric_range
 from benchmark.metrics.directions import HIGHER, direction, is_better
@@ -350,14 +350,11 @@ def write_leaderboard(table: pd.DataFrame, out_dir: str | Path) -> tuple[Path, P
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if LEADERBOARD.asks_for_help(argv):
-        return 0
+    return LEADERBOARD.run(argv, _write_leaderboard)
+
+
+def _write_leaderboard(args: dict) -> int:
     prog = LEADERBOARD.prog
-    try:
-        args = LEADERBOARD.parse(argv)
-    except UsageError as error:
-        return report_error(prog, error)
     runs_dir, out = Path(args["runs"]), args["out"] and Path(args["out"])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -40,7 +40,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from benchmark import cli_parsers
-from benchmark.cli_options import EXIT_BAD_INPUT, UsageError, report_error
+from benchmark.cli_options import EXIT_BAD_INPUT
 from benchmark.cli_parsers import PLOTS
 from benchmark.metrics.breakdowns import LENGTH_LABELS, breakdowns, length_bucket, meta_value
 from benchmark.metrics.breakdowns import MISSING as MISSING_META
@@ -382,14 +382,11 @@ def make_plots(runs: Sequence[Run], out_dir: Path) -> tuple[dict[str, Path], lis
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if PLOTS.asks_for_help(argv):
-        return 0
+    return PLOTS.run(argv, _write_plots)
+
+
+def _write_plots(args: dict) -> int:
     prog = PLOTS.prog
-    try:
-        args = PLOTS.parse(argv)
-    except UsageError as error:
-        return report_error(prog, error)
     runs_dir, out = Path(args["runs"]), args["out"] and Path(args["out"])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -94,11 +94,11 @@ def list_sweep(sweep: str, overrides: list[str]) -> tuple[list[str], Counter]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if SWEEP_LIST.asks_for_help(argv):
-        return 0
+    return SWEEP_LIST.run(argv, _list)
+
+
+def _list(args: dict) -> int:
     try:
-        args = SWEEP_LIST.parse(argv)
         if problem := unknown_sweep(args["sweep"], args["overrides"]):
             raise UsageError(problem)
         lines, counts = list_sweep(args["sweep"], args["overrides"])

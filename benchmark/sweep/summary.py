@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_options import report_error
 from benchmark.cli_parsers import SWEEP_SUMMARY
 from benchmark.records.failure import FAILURE_NAME, read_failure, was_interrupted
 from benchmark.records.run_collection import record_problem
@@ -93,13 +93,11 @@ def format_summary(states: list[RunState], since: float | None = None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if SWEEP_SUMMARY.asks_for_help(argv):
-        return 0
-    try:
-        runs = Path(SWEEP_SUMMARY.parse(argv)["runs"])
-    except UsageError as error:
-        return report_error(SWEEP_SUMMARY.prog, error)
+    return SWEEP_SUMMARY.run(argv, _summarise)
+
+
+def _summarise(args: dict) -> int:
+    runs = Path(args["runs"])
     if not runs.is_dir():
         return report_error(SWEEP_SUMMARY.prog, f"{runs}: no such runs directory")
     states = [run_state(run_dir) for run_dir in find_run_dirs(runs)]

@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_options import report_error
 from benchmark.records.atomic_io import atomic_write_group
 from benchmark.records.comparability import IncomparableRunsError, require_pairable
 from benchmark.records.run_collection import Run, collect_runs
@@ -329,13 +328,10 @@ def write(runs_dir: Path, out: Path, variant: str = VARIANT) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if COMMAND.asks_for_help(argv):
-        return 0
-    try:
-        args = COMMAND.parse(argv)
-    except UsageError as error:
-        return report_error(COMMAND.prog, error)
+    return COMMAND.run(argv, _write_page)
+
+
+def _write_page(args: dict) -> int:
     try:
         written = write(Path(args["runs"]), Path(args["out"]), args["variant"])
     except (ValueError, FileNotFoundError) as error:  # no runs folder, no finished run, ...

@@ -43,14 +43,13 @@ Published figures: Cui, Li, Chen, Zhang 2018, "Deep Attentive Sentence Ordering 
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
 
-from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_options import report_error
 from benchmark.metrics.corpus import metric_range
 from benchmark.records.run_collection import Run, collect_runs, group_runs
 from benchmark.report.cross_validation import (
@@ -701,13 +700,10 @@ def budget_of(table: pd.DataFrame, variant: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if COMMAND.asks_for_help(argv):
-        return 0
-    try:
-        keys = COMMAND.parse(argv)
-    except UsageError as error:
-        return report_error(COMMAND.prog, error)
+    return COMMAND.run(argv, _write_page)
+
+
+def _write_page(keys: dict) -> int:
     args = SimpleNamespace(**keys)
     compare = [v for v in dict.fromkeys(args.compare) if v != args.variant]
     try:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import csv
 import math
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -194,16 +193,23 @@ def budget_pairs(runs: Sequence[Run], short: str, long: str) -> pd.DataFrame:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if COMMAND.asks_for_help(argv):
-        return 0
+    return COMMAND.run(argv, _report, _parse)
+
+
+def _parse(argv: Sequence[str]) -> dict:
+    """The keys, `pairs` split into (SHORT, ":", LONG) triples."""
+    args = COMMAND.parse(argv)
+    args["pairs"] = [pair.partition(":") for pair in args["pairs"]]
+    if bad := ["".join(pair) for pair in args["pairs"] if not all(pair)]:
+        raise UsageError(f"pairs: {bad[0]!r}: expected SHORT:LONG")
+    return args
+
+
+def _report(args: dict) -> int:
+    pairs = args["pairs"]
     try:
-        args = COMMAND.parse(argv)
-        pairs = [pair.partition(":") for pair in args["pairs"]]
-        if bad := ["".join(pair) for pair in pairs if not all(pair)]:
-            raise UsageError(f"pairs: {bad[0]!r}: expected SHORT:LONG")
         runs = collect_runs(args["runs"])
-    except (UsageError, FileNotFoundError) as error:  # FileNotFoundError: no runs folder
+    except FileNotFoundError as error:  # no runs folder
         return report_error(COMMAND.prog, error)
     table = noise_table(runs, args["variants"])
     if table.empty:
