@@ -43,7 +43,7 @@ from data.document import Document
 from data.errors import DataFormatError
 from data.readers.published_ids import split_published_id
 from data.readers.sources import SOURCES, DatasetSource
-from data.tokenize import tokenize
+from data.tokenize import DEFAULT_TOKENIZER, tokenizer_named
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,8 @@ def split_card(documents: Sequence[Document]) -> dict:
     }
 
 
-def train_vocabulary(documents: Sequence[Document]) -> int:
+def train_vocabulary(documents: Sequence[Document], tokenizer: str = DEFAULT_TOKENIZER) -> int:
+    tokenize = tokenizer_named(tokenizer)
     return len({token for doc in documents for s in doc.sentences for token in tokenize(s)})
 
 
@@ -110,7 +111,7 @@ def datacard(cfg: DictConfig) -> dict:
     card = {
         "dataset": cfg.dataset.name,
         "splits": {split: split_card(docs) for split, docs in documents.items()},
-        "train_word_types": train_vocabulary(documents["train"]),
+        "train_word_types": train_vocabulary(documents["train"], datamodule.tokenizer),
         "model_vocab_size": len(datamodule.vocab),  # the run record's data.vocab_size
         "min_freq": cfg.dataset.datamodule.get("min_freq", 1),
         "duplicates": datamodule.duplicates.counts(),

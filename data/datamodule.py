@@ -48,7 +48,7 @@ from data.readers import Reader
 from data.sampler import BucketBatchSampler
 from data.shuffle import eval_permutation
 from data.splits import SPLIT_NAMES
-from data.tokenize import TOKENIZER_VERSION
+from data.tokenize import DEFAULT_TOKENIZER, TOKENIZER_VERSION, tokenizer_named
 from data.vocab import Vocab
 
 log = logging.getLogger(__name__)
@@ -96,6 +96,8 @@ class OrderingDataModule(pl.LightningDataModule):
         drop_last: training batches are all full: a seeded random remainder of the
             documents sits out each epoch (``data.sampler``; the released ATTOrderNet
             code's batching). Evaluation never drops a document.
+        tokenizer: ``regex`` (the default) or ``whitespace`` for corpora that come
+            tokenised (``data.tokenize``).
     """
 
     def __init__(
@@ -114,10 +116,13 @@ class OrderingDataModule(pl.LightningDataModule):
         noise: int | str = 0,
         vocab_splits: Sequence[str] = VOCAB_SPLITS,
         drop_last: bool = False,
+        tokenizer: str = DEFAULT_TOKENIZER,
     ) -> None:
         super().__init__()
         if max_sentence_tokens < 1:
             raise ValueError(f"max_sentence_tokens must be >= 1, got {max_sentence_tokens}")
+        tokenizer_named(tokenizer)  # an unknown name fails here, before any data is read
+        self.tokenizer = tokenizer
         self.noise = noise_setting(noise)
         self.reader = reader
         self.name = name
@@ -154,6 +159,8 @@ class OrderingDataModule(pl.LightningDataModule):
         }
         if self.vocab_splits != VOCAB_SPLITS:  # the default keeps its cache key
             settings["vocab_splits"] = list(self.vocab_splits)
+        if self.tokenizer != DEFAULT_TOKENIZER:  # (as does this one)
+            settings["tokenizer_name"] = self.tokenizer
         read = None
         if hasattr(self.reader, "fingerprint"):
             reader_fp = self.reader.fingerprint()
@@ -167,7 +174,9 @@ class OrderingDataModule(pl.LightningDataModule):
             missing = [s for s in SPLIT_NAMES if not splits.get(s)]
             if missing:
                 raise ValueError(f"dataset {self.name!r}: no documents in split(s) {missing}")
-            return process(splits, self.min_freq, self.max_vocab, self.vocab_splits)
+            return process(
+                splits, self.min_freq, self.max_vocab, self.vocab_splits, self.tokenizer
+            )
 
         data, self.cache_path, self.loaded_from_cache = load_or_build(
             self.cache_dir, material, build

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from data.document import Document
-from data.tokenize import tokenize
+from data.tokenize import DEFAULT_TOKENIZER, tokenizer_named
 from data.vocab import Vocab
 
 TokenIds = list[list[int]]  # one list of word ids per sentence (gold order)
@@ -28,18 +28,21 @@ def process(
     min_freq: int = 1,
     max_vocab: int | None = None,
     vocab_splits: Sequence[str] = VOCAB_SPLITS,
+    tokenizer: str = DEFAULT_TOKENIZER,
 ) -> ProcessedData:
     """Tokenise all splits; the vocabulary sees ``vocab_splits`` (default ``train`` only)
     with ``min_freq`` and ``max_vocab``. ``vocab_splits=("train", "valid", "test")`` is
     the released ATTOrderNet code's vocabulary (hwxcby/ATTOrderNet, ``data_vocab.py``: the
     words of all three files), a deviation: evaluation words then get their own rows (and
-    pretrained vectors) instead of ``<unk>``; no order information passes."""
+    pretrained vectors) instead of ``<unk>``; no order information passes. ``tokenizer``
+    names one of ``data.tokenize.TOKENIZERS``."""
     unknown = sorted(set(vocab_splits) - set(splits))
     if unknown or not vocab_splits:
         raise ValueError(
             f"vocab_splits must name splits of the dataset ({sorted(splits)}), got "
             f"{list(vocab_splits)}"
         )
+    tokenize = tokenizer_named(tokenizer)
     tokens = {
         split: [[tokenize(sentence) for sentence in doc.sentences] for doc in docs]
         for split, docs in splits.items()

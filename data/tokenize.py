@@ -1,14 +1,19 @@
-"""Lower-cased regex word/punctuation tokenizer.
+"""Lower-cased tokenizers of sentence text (`dataset.datamodule.tokenizer`).
 
-Splits English clitics the way GloVe's tokenizer does (``don't`` -> ``do n't``,
-``Atlanta's`` -> ``atlanta 's``), keeps abbreviations with inner dots (``u.s.``),
-decimals and hyphenated words (``3.5``, ``free-for-all``), dashes (``--``) and ellipses
-together, and makes every other non-space character a token of its own.
+- ``regex`` (the default): splits English clitics the way GloVe's tokenizer does
+  (``don't`` -> ``do n't``, ``Atlanta's`` -> ``atlanta 's``), keeps abbreviations with
+  inner dots (``u.s.``), decimals and hyphenated words (``3.5``, ``free-for-all``), dashes
+  (``--``) and ellipses together, and makes every other non-space character a token of
+  its own.
+- ``whitespace``: the tokens of a corpus that comes tokenised (the NIPS/AAN/NSF abstracts
+  of the SE-Graph copies): split at white space only, so ``face/image`` or ``intra-``
+  stay one token as the corpus has them (``regex`` splits them further).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 TOKENIZER_VERSION = 1  # bump when the pattern changes (invalidates the processed cache)
 _TOKEN = re.compile(
@@ -24,3 +29,19 @@ _TOKEN = re.compile(
 def tokenize(text: str) -> list[str]:
     """Lower-cased tokens of ``text`` (possibly empty)."""
     return _TOKEN.findall(text.lower())
+
+
+def split_at_whitespace(text: str) -> list[str]:
+    """Lower-cased white-space-separated tokens of an already tokenised ``text``."""
+    return text.lower().split()
+
+
+TOKENIZERS = {"regex": tokenize, "whitespace": split_at_whitespace}
+DEFAULT_TOKENIZER = "regex"
+
+
+def tokenizer_named(name: str) -> Callable[[str], list[str]]:
+    """The tokenizer called `name` (`TOKENIZERS`); ValueError naming the choices."""
+    if name not in TOKENIZERS:
+        raise ValueError(f"tokenizer must be one of {sorted(TOKENIZERS)}, got {name!r}")
+    return TOKENIZERS[name]

@@ -52,6 +52,23 @@ def test_tokenize() -> None:
     assert tokenize("") == []
 
 
+def test_a_tokenised_corpus_keeps_its_tokens_with_the_whitespace_tokenizer(tmp_path: Path):
+    """`tokenizer=whitespace` (NIPS/AAN copies come tokenised): the corpus's tokens as they
+    are, lower-cased; the default regex tokenizer splits them further. Each is cached apart."""
+    splits = small_jsonl_splits()
+    splits["train"][0]["sentences"][0] = "the face/image model of intra- class DCS ( dcs ) ."
+    root = write_jsonl_dataset(tmp_path / "tokenised", splits)
+    regex = make_dm(tmp_path, reader=JsonlReader(str(root)))
+    spaces = make_dm(tmp_path, reader=JsonlReader(str(root)), tokenizer="whitespace")
+    assert spaces.cache_path != regex.cache_path
+    assert {"face/image", "intra-", "dcs"} <= set(spaces.vocab.itos)
+    assert "face/image" not in regex.vocab.itos and {"face", "/", "image"} <= set(regex.vocab.itos)
+    assert len(spaces.datasets["train"].token_ids[0][0]) == 11  # as the corpus has it
+    assert len(regex.datasets["train"].token_ids[0][0]) == 14
+    with pytest.raises(ValueError, match=r"tokenizer must be one of \['regex', 'whitespace'\]"):
+        make_dm(tmp_path, reader=JsonlReader(str(root)), tokenizer="spaces")
+
+
 def test_vocab_build_encode_save_load(tmp_path: Path) -> None:
     vocab = Vocab.build([["b", "a", "b"], ["c", "b", "a"], ["d"]], min_freq=2)
     assert vocab.itos == ["<pad>", "<unk>", "b", "a"]

@@ -181,6 +181,12 @@ def test_dataset_noise_out_of_range_is_one_line_from_the_config_check(launch):
     assert status == 2 and error_lines(stderr) == [f"error: {line}"]
 
 
+def test_an_unknown_tokenizer_is_one_line_from_the_config_check():
+    [line] = refused(["dataset.datamodule.tokenizer=spaces"])
+    assert line == ("dataset.datamodule.tokenizer: expected one of ['regex', 'whitespace'], "
+                    "got 'spaces'")
+
+
 @pytest.mark.parametrize("key", ["seed", "protocol_seed"])
 def test_seeds_beyond_32_bits_are_refused_before_anything_is_made(launch, tmp_path: Path, key):
     assert refused([f"{key}=4294967296"]) == [

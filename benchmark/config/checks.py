@@ -39,6 +39,7 @@ from benchmark.config.resolvers import GPU_ACCELERATORS
 from benchmark.config.run_path import path_problems
 from benchmark.config.threads import AUTO
 from data.noise import noise_setting
+from data.tokenize import TOKENIZERS
 from models.hyperparameters import setting_problems
 from models.registry import Preset, preset_names, preset_of, preset_settings
 
@@ -113,7 +114,8 @@ def _interpolated(cfg: DictConfig, key: str) -> bool:
 
 
 def value_problems(cfg: DictConfig) -> list[str]:
-    """One line per setting of SETTINGS (and `dataset.noise`) with a bad type or range."""
+    """One line per setting of SETTINGS (and `dataset.noise`, the tokenizer's name) with a
+    bad type or range."""
     problems = []
     for key, (kind, low, nullable) in SETTINGS.items():
         try:
@@ -136,6 +138,10 @@ def value_problems(cfg: DictConfig) -> list[str]:
             noise_setting(noise)
         except ValueError as error:
             problems.append(str(error))
+    tokenizer = _select(cfg, "dataset.datamodule.tokenizer")
+    if tokenizer is not _ABSENT and tokenizer not in TOKENIZERS:
+        problems.append(f"dataset.datamodule.tokenizer: expected one of {sorted(TOKENIZERS)}, "
+                        f"got {tokenizer!r}")
     return problems
 
 

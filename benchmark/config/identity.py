@@ -51,6 +51,7 @@ ADDED_DEFAULTS = {
     "dataset.reader.protocol": "published_test",
     "dataset.datamodule.vocab_splits": ["train"],  # the vocabulary sees the training split
     "dataset.datamodule.drop_last": False,  # every training document in every epoch
+    "dataset.datamodule.tokenizer": "regex",  # the suite's regex tokenizer
     "test_shuffles": 1,  # one test pass on the fixed permutations
     "compile": False,  # the optimiser's update eager (rounds as before)
 }

@@ -28,7 +28,7 @@ from benchmark.run.model_builder import build_net
 from benchmark.run.stages import build_datamodule
 from benchmark.training.checkpoint_file import DamagedCheckpointError, load_checkpoint
 from data.collate import collate, make_example
-from data.tokenize import tokenize
+from data.tokenize import DEFAULT_TOKENIZER, tokenizer_named
 from data.vocab import UNK_ID, Vocab
 
 CONFIG_PATH = Path(".hydra") / "config.yaml"
@@ -59,6 +59,12 @@ class FinishedRun:
             raise RunError(f"{self.run_dir}: cannot rebuild the run's data: {error}") from None
         return datamodule
 
+    def tokenize(self, sentence: str) -> list[str]:
+        """The tokens of `sentence` by the run's tokenizer (`dataset.datamodule.tokenizer`;
+        runs stored before the key existed used the default)."""
+        name = self.config.dataset.datamodule.get("tokenizer", DEFAULT_TOKENIZER)
+        return tokenizer_named(name)(sentence)
+
     @property
     def default_beam_size(self) -> int:
         """The beam width the run used on test."""
@@ -67,7 +73,7 @@ class FinishedRun:
     def unknown_words(self, sentences: list[str]) -> tuple[list[str], int]:
         """(the words of `sentences` not in the vocabulary, one entry per occurrence, in
         order; the number of words), as the model reads them (`data.tokenize`)."""
-        tokens = [token for sentence in sentences for token in tokenize(sentence)]
+        tokens = [token for sentence in sentences for token in self.tokenize(sentence)]
         ids = self.vocab.encode(tokens)
         return [token for token, i in zip(tokens, ids, strict=True) if i == UNK_ID], len(ids)
 
@@ -77,7 +83,7 @@ class FinishedRun:
         with distractors, `dataset.noise`, may leave some out)."""
         if not sentences:
             raise ValueError("nothing to order: no sentences")
-        token_ids = [self.vocab.encode(tokenize(sentence)) for sentence in sentences]
+        token_ids = [self.vocab.encode(self.tokenize(sentence)) for sentence in sentences]
         presented = list(range(len(sentences)))  # sentences as given; ids only label them
         example = make_example("input", token_ids, presented, self.max_tokens, sentences)
         batch = collate([example])  # texts included, for encoders that read raw text
