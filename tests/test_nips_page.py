@@ -53,6 +53,22 @@ def test_the_page_marks_short_rows_and_states_the_cost(runs: Path, tmp_path: Pat
     assert sorted(p.name for p in written) == ["reproduction_nips.csv", "reproduction_nips.md"]
 
 
+def test_an_ablation_run_is_set_beside_the_rows_run_of_its_seed(runs: Path):
+    from studies.cui2018.nips import ablation_lines, ablation_table
+
+    write_run(runs, "attordernet", 1, 0.6, dataset="nips", variant="widths_e100",
+              net={"hidden_dim": 1024})
+    write_run(runs, "attordernet", 0, 0.9, dataset="brown", variant="widths_e100")  # not NIPS
+    write_run(runs, "han", 1, 0.6, dataset="nips", variant="blocks_e100")  # no han seed 1 row run
+    (row,) = ablation_table(collect_runs(runs), n_resamples=200).to_dict("records")
+    assert (row["preset"], row["variant"], row["seed"]) == ("attordernet", "widths_e100", 1)
+    assert row["base_variant"] == "repro_e100" and row["changed"] == "model.net.hidden_dim=1024"
+    assert row["diff"] == pytest.approx(row["tau"] - row["tau_base"]) and row["diff"] < 0
+    assert row["ci_low"] <= row["diff"] <= row["ci_high"] and 0 <= row["p"] <= 1
+    [line] = [line for line in ablation_lines(pd.DataFrame([row])) if "widths_e100" in line]
+    assert line.startswith("| attordernet | `widths_e100` | `model.net.hidden_dim=1024` | 1 |")
+
+
 def test_the_gpu_figure_is_an_estimate_from_the_profile_scaled_to_the_run():
     from benchmark.records.run_collection import Run
     from studies.cui2018.nips import LAUNCH_SECONDS, gpu_training_seconds, short_commit

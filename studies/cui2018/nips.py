@@ -11,7 +11,10 @@ against the reference row (the row with the best mean VALID tau, chosen without 
 figure), Holm-corrected over the family (`benchmark.stats.multiple_testing`), and the cost
 of each row (`resources` of the run records: CPU seconds to the selected epoch, in all, and
 peak memory; `benchmark.training.resources`) with the cheapest row that reaches the
-SE-Graph log's tau. Rows with fewer than `MIN_RUNS` finished runs are marked.
+SE-Graph log's tau. Rows with fewer than `MIN_RUNS` finished runs are marked. Runs of a
+row's preset under another variant (an ablation: one named change at the same budget) are
+set beside the row's run of the same seed, with what changed in their configs and the tau
+difference paired on the test documents (`benchmark.compare.compare_runs`).
 
     orderbench study cui2018-nips [runs=runs] [out=results] [variant=repro_e100]
         (`NIPS_COMMAND` of studies/cui2018/__init__.py)
@@ -28,6 +31,8 @@ import numpy as np
 import pandas as pd
 
 from benchmark.cli_options import report_error
+from benchmark.compare import compare_runs
+from benchmark.config.identity import config_differences, identity_config
 from benchmark.records.atomic_io import atomic_write_group
 from benchmark.records.comparability import IncomparableRunsError, require_pairable
 from benchmark.records.run_collection import Run, collect_runs
@@ -200,6 +205,79 @@ def paired_tests(groups: dict, loaded: dict, n_resamples: int) -> dict:
     return {"reference": reference.label, "tests": tests}
 
 
+# keys that name a run's place rather than what it computes (left out of "what changed")
+PLACE_KEYS = ("variant", "variant_tag")
+
+
+def ablation_pairs(runs: Sequence[Run], variant: str = VARIANT) -> list[tuple[Run, Run]]:
+    """(row run, other run): each NIPS run of a row's preset whose variant is no row's (an
+    ablation: one named change, run at the same budget), beside the row's run of its seed."""
+    rows = {(row.preset, variant + row.tag) for row in ROWS}
+    base = {(run.preset, run.variant, run.seed): run for run in runs
+            if run.dataset == DATASET and (run.preset, run.variant) in rows}  # fmt: skip
+    pairs = []
+    for run in runs:
+        if run.dataset != DATASET or (run.preset, run.variant) in rows:
+            continue
+        tags = [row.tag for row in ROWS if row.preset == run.preset]
+        match = next((base[key] for tag in tags
+                      if (key := (run.preset, variant + tag, run.seed)) in base), None)  # fmt: skip
+        if match is not None:
+            pairs.append((match, run))
+    return sorted(pairs, key=lambda pair: (pair[1].preset, pair[1].variant, pair[1].seed))
+
+
+def what_changed(base: Run, other: Run) -> str:
+    """The config keys where `other` differs from `base`, as `key=value` (place keys out)."""
+    differences = config_differences(identity_config(base.record["config"]),
+                                     identity_config(other.record["config"]))  # fmt: skip
+    changed = []
+    for line in differences:
+        key, _, values = line.partition(": ")
+        if key.split(".")[0] not in PLACE_KEYS:
+            changed.append(f"{key}={values.rpartition(' -> ')[2]}")
+    return ", ".join(changed) or "nothing (a rerun)"
+
+
+def ablation_table(runs: Sequence[Run], variant: str = VARIANT,
+                   n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
+    """One row per ablation run: tau of the row's run and of the ablation on the same seed,
+    their difference paired on the test documents (one run a side: documents only)."""
+    records = []
+    for base, other in ablation_pairs(runs, variant):
+        tau = compare_runs(other.path, base.path, n_resamples=n_resamples)["metrics"]["tau"]
+        records.append({
+            "preset": other.preset, "variant": other.variant, "seed": other.seed,
+            "changed": what_changed(base, other), "base_variant": base.variant,
+            "tau_base": tau["b"], "tau": tau["a"], "diff": tau["diff"],
+            "ci_low": tau["ci_low"], "ci_high": tau["ci_high"], "p": tau["p_permutation"],
+        })  # fmt: skip
+    return pd.DataFrame(records)
+
+
+def ablation_lines(ablations: pd.DataFrame) -> list[str]:
+    """The ablation section of the page (nothing when there is no ablation run)."""
+    if ablations.empty:
+        return []
+    lines = [
+        "", "## Ablations", "",
+        "Runs of a row's preset with one named change (`+ablation=...` or a key), at the same "
+        "budget, beside the row's run of the same seed: tau, the difference paired on the "
+        "test documents with its 95% interval and permutation p (one run a side, so document "
+        "variation only; `orderbench compare` gives the same figures).",
+        "",
+        "| preset | variant | what changed | seed | tau, row's run | tau | Δ tau [95% CI] | p |",
+        "|---|---|---|---:|---:|---:|---|---:|",
+    ]
+    for _, r in ablations.iterrows():
+        lines.append(
+            f"| {r['preset']} | `{r['variant']}` | `{r['changed']}` | {r['seed']} | "
+            f"{r['tau_base']:.3f} | {r['tau']:.3f} | {r['diff']:+.3f} "
+            f"[{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] | {r['p']:.3g} |"
+        )
+    return lines
+
+
 def _f(value, digits: int) -> str:
     return "—" if value is None or (isinstance(value, float) and math.isnan(value)) \
         else f"{value:.{digits}f}"
@@ -216,7 +294,8 @@ def _cell(r: pd.Series, metric: str) -> str:
     return f"{text} vs {_f(published, digits)} ({r[f'{metric}_diff']:+.{digits}f}{inside})"
 
 
-def markdown(table: pd.DataFrame, tests: dict, variant: str, commits: Sequence[str]) -> str:
+def markdown(table: pd.DataFrame, tests: dict, variant: str, commits: Sequence[str],
+             ablations: pd.DataFrame | None = None) -> str:
     """The page."""
     lines = [
         "# NIPS abstracts: Cui et al. 2018, Table 3, NIPS column",
@@ -263,6 +342,7 @@ def markdown(table: pd.DataFrame, tests: dict, variant: str, commits: Sequence[s
                 f"| {label} | {test['diff']:+.3f} [{test['ci_low']:+.3f}, {test['ci_high']:+.3f}]"
                 f" | {test['p']:.3g} | {test['p_holm']:.3g} |"
             )
+    lines += ablation_lines(pd.DataFrame() if ablations is None else ablations)
     lines += ["", "## Cost", ""] + cost_lines(table)
     lines += ["", "Made by `make nips` (the sweep, then `orderbench study cui2018-nips`) at "
               + ", ".join(f"`{short_commit(c)}`" for c in commits)
@@ -321,9 +401,10 @@ def write(runs_dir: Path, out: Path, variant: str = VARIANT) -> list[Path]:
         raise ValueError(f"{runs_dir}: no finished NIPS run of variant {variant}")
     commits = sorted({run.record.get("git_commit", "unknown") for run in runs
                       if run.dataset == DATASET})  # fmt: skip
+    ablations = ablation_table(runs, variant)
     return atomic_write_group(out, {
         CSV_NAME: table.to_csv(index=False, float_format="%.6g"),
-        MARKDOWN_NAME: markdown(table, tests, variant, commits),
+        MARKDOWN_NAME: markdown(table, tests, variant, commits, ablations),
     })
 
 
