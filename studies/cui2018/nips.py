@@ -382,8 +382,8 @@ def cost_lines(table: pd.DataFrame) -> list[str]:
         )
     hours = table["wall_s_sum"].sum() / 3600
     lines += ["", f"The {int(table['runs'].sum())} finished runs trained for {hours:.1f} hours in "
-              "all on this machine (wall time, one PyTorch thread per run, one run beside "
-              "another sweep on 2 cores), decoding and order discrimination not counted."]
+              "all on this machine (wall time, one PyTorch thread per run, on 2 cores shared "
+              "with the other sweeps and runs), decoding and order discrimination not counted."]
     reaching = table[table["tau_mean"] >= NSEG_NIPS["tau"]]
     if reaching.empty:
         lines += ["", f"No row reaches the SE-Graph log's tau {NSEG_NIPS['tau']} on average."]
