@@ -150,3 +150,21 @@ def test_errors_are_one_line_with_exit_status_2(run_dir: Path, tmp_path: Path, c
         assert main(argv) == 2, message
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1, err
+
+
+def test_a_run_reads_new_text_with_its_own_tokenizer():
+    """`predict` tokenises as the run was trained (`dataset.datamodule.tokenizer`); a run
+    stored before the key existed used the regex tokenizer."""
+    from omegaconf import OmegaConf
+
+    from benchmark.run.finished_run import FinishedRun
+    from data.vocab import Vocab
+
+    vocab = Vocab(["<pad>", "<unk>", "face/image", "face", "image"])
+
+    def run_with(datamodule: dict) -> FinishedRun:
+        config = OmegaConf.create({"dataset": {"datamodule": datamodule}})
+        return FinishedRun(config, None, vocab, 60, Path("run"))
+
+    assert run_with({"tokenizer": "whitespace"}).unknown_words(["Face/image ."]) == (["."], 2)
+    assert run_with({}).unknown_words(["Face/image ."]) == (["/", "."], 4)

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import torch
@@ -59,11 +61,11 @@ class FinishedRun:
             raise RunError(f"{self.run_dir}: cannot rebuild the run's data: {error}") from None
         return datamodule
 
-    def tokenize(self, sentence: str) -> list[str]:
-        """The tokens of `sentence` by the run's tokenizer (`dataset.datamodule.tokenizer`;
-        runs stored before the key existed used the default)."""
-        name = self.config.dataset.datamodule.get("tokenizer", DEFAULT_TOKENIZER)
-        return tokenizer_named(name)(sentence)
+    @cached_property
+    def tokenize(self) -> Callable[[str], list[str]]:
+        """The run's tokenizer (`dataset.datamodule.tokenizer`; runs stored before the key
+        existed used the default), looked up once."""
+        return tokenizer_named(self.config.dataset.datamodule.get("tokenizer", DEFAULT_TOKENIZER))
 
     @property
     def default_beam_size(self) -> int:

@@ -58,9 +58,6 @@ PROFILED = {"attordernet": "attordernet_paper", "attordernet_att": "attordernet_
             "cnn_ptrnet": "cnn_ptrnet_paper", "han": "han_paper"}  # fmt: skip
 LAUNCH_SECONDS, GPU_FLOPS = 10e-6, 20e12
 
-
-
-
 ROWS = (
     Row("LSTM+PtrNet, batch 16, beam 64", "lstm_ptrnet", "_cui", "lstm_ptrnet"),
     Row("CNN+PtrNet, batch 16, beam 64", "cnn_ptrnet", "_cui", "cnn_ptrnet"),
