@@ -145,12 +145,18 @@ def config_id(cfg: DictConfig | Mapping) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:CONFIG_ID_LENGTH]
 
 
-def config_differences(old: Any, new: Any, prefix: str = "") -> list[str]:
-    """Every dotted key where two plain configs differ, as `key: old -> new`."""
+def changed_keys(old: Any, new: Any, prefix: str = "") -> list[tuple[str, Any, Any]]:
+    """Every dotted key where two plain configs differ, as `(key, old value, new value)`
+    (a key missing on one side has the value `<absent>` there)."""
     if isinstance(old, Mapping) and isinstance(new, Mapping):
-        differences = []
+        changes = []
         for key in sorted(set(old) | set(new), key=str):
             path = f"{prefix}.{key}" if prefix else str(key)
-            differences += config_differences(old.get(key, _MISSING), new.get(key, _MISSING), path)
-        return differences
-    return [] if old == new else [f"{prefix or '<config>'}: {old!r} -> {new!r}"]
+            changes += changed_keys(old.get(key, _MISSING), new.get(key, _MISSING), path)
+        return changes
+    return [] if old == new else [(prefix or "<config>", old, new)]
+
+
+def config_differences(old: Any, new: Any) -> list[str]:
+    """Every dotted key where two plain configs differ, as `key: old -> new`."""
+    return [f"{key}: {was!r} -> {now!r}" for key, was, now in changed_keys(old, new)]

@@ -32,7 +32,7 @@ import pandas as pd
 
 from benchmark.cli_options import report_error
 from benchmark.compare import compare_runs
-from benchmark.config.identity import config_differences, identity_config
+from benchmark.config.identity import changed_keys, identity_config
 from benchmark.records.atomic_io import atomic_write_group
 from benchmark.records.comparability import IncomparableRunsError, require_pairable
 from benchmark.records.run_collection import Run, collect_runs
@@ -226,13 +226,9 @@ def ablation_pairs(runs: Sequence[Run], variant: str = VARIANT) -> list[tuple[Ru
 
 def what_changed(base: Run, other: Run) -> str:
     """The config keys where `other` differs from `base`, as `key=value` (place keys out)."""
-    differences = config_differences(identity_config(base.record["config"]),
-                                     identity_config(other.record["config"]))  # fmt: skip
-    changed = []
-    for line in differences:
-        key, _, values = line.partition(": ")
-        if key.split(".")[0] not in PLACE_KEYS:
-            changed.append(f"{key}={values.rpartition(' -> ')[2]}")
+    changes = changed_keys(identity_config(base.record["config"]),
+                           identity_config(other.record["config"]))  # fmt: skip
+    changed = [f"{key}={now!r}" for key, _, now in changes if key.split(".")[0] not in PLACE_KEYS]
     return ", ".join(changed) or "nothing (a rerun)"
 
 
