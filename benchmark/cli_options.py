@@ -14,7 +14,9 @@ import ast
 import re
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -315,3 +317,16 @@ def report_error(tool: str, error: Exception | str) -> int:
     """Print `error` as one line `<tool>: error: ...` on stderr and return EXIT_BAD_INPUT."""
     print(f"{tool}: error: {' '.join(str(error).split())}", file=sys.stderr)
     return EXIT_BAD_INPUT
+
+
+@contextmanager
+def warnings_printed(tool: str) -> Iterator[None]:
+    """Collect every warning raised in the block and print each as one line
+    `<tool>: warning: ...` on stderr when the block ends (also when it raises or returns)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            for warning in caught:
+                print(f"{tool}: warning: {warning.message}", file=sys.stderr)

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import json
 import sys
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark.cli_options import report_error
+from benchmark.cli_options import report_error, warnings_printed
 from benchmark.cli_parsers import SCORE
 from benchmark.metrics.breakdowns import breakdowns
 from benchmark.metrics.corpus import score_records, summarise
@@ -70,14 +69,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _score(args: dict) -> int:
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with warnings_printed(SCORE.prog):
             result = score_file(args["predictions"], args["include_trivial"], args["bootstrap"],
                                 args["seed"], args["breakdowns"])  # fmt: skip
     except (ValueError, OSError) as error:
         return report_error(SCORE.prog, error)
-    for warning in caught:
-        print(f"{SCORE.prog}: warning: {warning.message}", file=sys.stderr)
     print(json.dumps(json_safe(result)))
     return 0
 

@@ -11,13 +11,14 @@ import inspect
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
 from benchmark import cli_parsers
 from benchmark.cli import commands, main
-from benchmark.cli_options import Command, Key, UsageError
+from benchmark.cli_options import Command, Key, UsageError, warnings_printed
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = commands()
@@ -324,6 +325,13 @@ def test_bench_tsort_prints_its_table(capsys):
 def test_a_missing_runs_folder_is_one_line(name, tmp_path, capsys):
     assert main([*name.split(), f"runs={tmp_path / 'none'}", f"out={tmp_path / 'out'}"]) == 2
     assert "no such runs directory" in one_error_line(capsys, name)
+
+
+def test_warnings_are_printed_after_the_block_also_when_it_fails(capsys):
+    with pytest.raises(ValueError), warnings_printed("orderbench tool"):
+        warnings.warn("two runs share a name", UserWarning, stacklevel=1)
+        raise ValueError("bad input")
+    assert capsys.readouterr().err == "orderbench tool: warning: two runs share a name\n"
 
 
 def test_help_piped_into_a_reader_that_stops_early_ends_quietly():

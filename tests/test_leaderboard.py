@@ -231,7 +231,8 @@ def test_records_without_optional_figures_still_make_a_row(tmp_path: Path):
     run_dir = write_run(tmp_path, "han", 0, quality=0.7)
     record = json.loads((run_dir / "metrics.json").read_text())
     write_run_record(run_dir, {k: v for k, v in record.items() if k not in ("n_params", "ci")})
-    table = build_leaderboard(collect_runs(tmp_path), n_resamples=100)
+    with pytest.warns(LeaderboardWarning, match="brown: 1 seed per row"):
+        table = build_leaderboard(collect_runs(tmp_path), n_resamples=100)
     row = table.iloc[0]
     assert pd.isna(row["n_params"]) and math.isnan(row["tau_ci_docs_low"])
     assert row["n_docs"] == 60 and verdict(row) is None

@@ -51,7 +51,7 @@ import pandas as pd
 from scipy import stats
 
 from benchmark import cli_parsers
-from benchmark.cli_options import EXIT_BAD_INPUT
+from benchmark.cli_options import EXIT_BAD_INPUT, report_error, warnings_printed
 from benchmark.cli_parsers import LEADERBOARD
 from benchmark.metrics.corpus import HEADLINE_ACCURACY, metric_range
 from benchmark.metrics.directions import HIGHER, direction, is_better
@@ -356,16 +356,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _write_leaderboard(args: dict) -> int:
     prog = LEADERBOARD.prog
     runs_dir, out = Path(args["runs"]), args["out"] and Path(args["out"])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with warnings_printed(prog):
         try:
             runs = collect_runs(runs_dir)
         except FileNotFoundError as error:
-            print(f"{prog}: error: {error}", file=sys.stderr)
-            return EXIT_BAD_INPUT
+            return report_error(prog, error)
         table = build_leaderboard(runs, args["resamples"], args["seed"], args["reference"])
-    for warning in caught:
-        print(f"{prog}: warning: {warning.message}", file=sys.stderr)
     if table.empty:
         print(f"{prog}: error: no finished run under {runs_dir}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import math
 import sys
-import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -40,7 +39,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from benchmark import cli_parsers
-from benchmark.cli_options import EXIT_BAD_INPUT
+from benchmark.cli_options import EXIT_BAD_INPUT, report_error, warnings_printed
 from benchmark.cli_parsers import PLOTS
 from benchmark.metrics.breakdowns import LENGTH_LABELS, breakdowns, length_bucket, meta_value
 from benchmark.metrics.breakdowns import MISSING as MISSING_META
@@ -388,15 +387,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _write_plots(args: dict) -> int:
     prog = PLOTS.prog
     runs_dir, out = Path(args["runs"]), args["out"] and Path(args["out"])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with warnings_printed(prog):
         try:
             runs = collect_runs(runs_dir)
         except FileNotFoundError as error:
-            print(f"{prog}: error: {error}", file=sys.stderr)
-            return EXIT_BAD_INPUT
-    for warning in caught:
-        print(f"{prog}: warning: {warning.message}", file=sys.stderr)
+            return report_error(prog, error)
     try:
         ablation_studies()
     except StudyDefinitionError as error:
