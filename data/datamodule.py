@@ -121,7 +121,10 @@ class OrderingDataModule(pl.LightningDataModule):
         super().__init__()
         if max_sentence_tokens < 1:
             raise ValueError(f"max_sentence_tokens must be >= 1, got {max_sentence_tokens}")
-        tokenizer_named(tokenizer)  # an unknown name fails here, before any data is read
+        try:  # an unknown name fails here, before any data is read
+            tokenizer_named(tokenizer)
+        except ValueError as error:
+            raise ValueError(f"tokenizer: {error}") from None
         self.tokenizer = tokenizer
         self.noise = noise_setting(noise)
         self.reader = reader

@@ -43,5 +43,5 @@ DEFAULT_TOKENIZER = "regex"
 def tokenizer_named(name: str) -> Callable[[str], list[str]]:
     """The tokenizer called `name` (`TOKENIZERS`); ValueError naming the choices."""
     if name not in TOKENIZERS:
-        raise ValueError(f"tokenizer must be one of {sorted(TOKENIZERS)}, got {name!r}")
+        raise ValueError(f"expected one of {sorted(TOKENIZERS)}, got {name!r}")
     return TOKENIZERS[name]

@@ -39,7 +39,7 @@ from benchmark.config.resolvers import GPU_ACCELERATORS
 from benchmark.config.run_path import path_problems
 from benchmark.config.threads import AUTO
 from data.noise import noise_setting
-from data.tokenize import TOKENIZERS
+from data.tokenize import tokenizer_named
 from models.hyperparameters import setting_problems
 from models.registry import Preset, preset_names, preset_of, preset_settings
 
@@ -139,9 +139,11 @@ def value_problems(cfg: DictConfig) -> list[str]:
         except ValueError as error:
             problems.append(str(error))
     tokenizer = _select(cfg, "dataset.datamodule.tokenizer")
-    if tokenizer is not _ABSENT and tokenizer not in TOKENIZERS:
-        problems.append(f"dataset.datamodule.tokenizer: expected one of {sorted(TOKENIZERS)}, "
-                        f"got {tokenizer!r}")
+    if tokenizer is not _ABSENT:
+        try:
+            tokenizer_named(tokenizer)
+        except ValueError as error:
+            problems.append(f"dataset.datamodule.tokenizer: {error}")
     return problems
 
 
