@@ -263,7 +263,7 @@ SWEEP_SUMMARY = Command(
 
 # -- models ---------------------------------------------------------------------------------
 PARAMS = Command(
-    "params", "parameter counts of every preset at its published settings (Markdown)",
+    "params", "parameter counts of every preset at its declared defaults (Markdown)",
     (_count("vocab_size", "word ids, <pad> and <unk> included (Brown's training vocabulary)",
             20275, minimum=2),),
     "models.param_counts:main", call="keys",

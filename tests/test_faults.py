@@ -261,7 +261,8 @@ def test_an_infinite_learning_rate_stops_within_the_first_epoch_naming_nan(tmp_p
     result = run_train(tmp_path, *TINY_LSTM, "model.optimizer.lr=inf")
     assert result.returncode == 1
     last = result.stderr.strip().splitlines()[-1]
-    assert last.startswith("error: train/loss is NaN at step ") and "epoch 0" in last
+    assert last.startswith("error: train/loss is NaN at step ")
+    assert ", epoch 1 (" in last  # epochs count from 1, as on the console
     run_dir = run_dir_for(tmp_path, *TINY_LSTM, "model.optimizer.lr=inf")
     failure = json.loads((run_dir / "failed.json").read_text())
     assert failure["error"].startswith("NonFiniteError: train/loss is NaN")

@@ -42,7 +42,8 @@ IGNORED_KEYS = (
     "trainer.enable_progress_bar",
     "trainer.log_every_n_steps",
     "dataset.datamodule.num_workers",  # loader processes; batches are the same
-    "cpu_threads",  # intra-op threads of one process; the same computation
+    "cpu_threads",  # like the machine: recorded in `environment`, not part of the id (rounding
+    #                 can differ with it: docs/design.md, section 8)
 )
 
 ADDED_DEFAULTS = {

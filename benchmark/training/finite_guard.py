@@ -42,8 +42,9 @@ class FiniteGuard(pl.Callback):
             bad = trainer.strategy.reduce_boolean_decision(bad, all=False)
         if bad:
             shown = _describe(value) if value is not None and not math.isfinite(value) else "NaN"
+            epoch = trainer.current_epoch + 1  # counted from 1 (docs/design.md, section 8)
             raise NonFiniteError(
-                f"{name} is {shown} at step {trainer.global_step}, epoch {trainer.current_epoch}"
+                f"{name} is {shown} at step {trainer.global_step}, epoch {epoch}"
                 f" ({where}): training stopped (check model.optimizer.lr and the data)"
             )
 
