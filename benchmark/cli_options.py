@@ -321,8 +321,8 @@ def report_error(tool: str, error: Exception | str) -> int:
 
 @contextmanager
 def warnings_printed(tool: str) -> Iterator[None]:
-    """Collect every warning raised in the block and print each as one line
-    `<tool>: warning: ...` on stderr when the block ends (also when it raises or returns)."""
+    """Collect every warning raised in the block and print each as `<tool>: warning: ...`
+    on stderr when the block ends (also when it raises or returns)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
