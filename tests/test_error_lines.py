@@ -609,5 +609,6 @@ def test_a_full_disk_after_test_names_the_file_and_a_relaunch_only_tests(tmp_pat
                            env=cli_env(tmp_path), capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
     assert predictions.is_file()
+    assert not (run / "checkpoints" / "last.ckpt").exists()  # finished: best.ckpt only
     record = json.loads((run / "metrics.json").read_text())
     assert record["epochs"] == 2  # trained once: the relaunch resumed after the last epoch

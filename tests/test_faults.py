@@ -346,7 +346,7 @@ def test_a_truncated_last_ckpt_resumes_from_the_newest_intact_checkpoint(tmp_pat
     last = run / "checkpoints" / "last.ckpt"
     last.write_bytes(last.read_bytes()[: last.stat().st_size // 3])  # full disk, old writer
 
-    result = run_train(tmp_path, *NON_BEST)
+    result = run_train(tmp_path, *NON_BEST, "keep_last_checkpoint=true")  # to read it after
     assert result.returncode == 0, result.stderr[-3000:]
     output = result.stdout + result.stderr
     assert f"{last}: damaged checkpoint" in output and "Traceback" not in output

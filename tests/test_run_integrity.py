@@ -97,9 +97,10 @@ def test_unsafe_path_components_are_refused_before_any_folder_exists(tmp_path: P
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory) -> Path:
-    """A finished tiny run (3 epochs), shared read-only by the tests below (they copy it)."""
+    """A finished tiny run (3 epochs), shared read-only by the tests below (they copy it).
+    It keeps `last.ckpt`, as a run killed after its last epoch and before its record has it."""
     runs = tmp_path_factory.mktemp("finished")
-    result = run_train(runs, *FINISHED)
+    result = run_train(runs, *FINISHED, "keep_last_checkpoint=true")
     assert result.returncode == 0, result.stderr[-3000:]
     return runs
 
@@ -129,6 +130,18 @@ def test_a_copied_or_moved_run_resumes_and_evaluates_as_itself(finished: Path, t
     )
     assert evaluated.returncode == 0, evaluated.stderr
     assert json.loads(evaluated.stdout)["tau"] == expected["test"]["tau"]
+
+
+def test_a_finished_run_keeps_its_selected_checkpoint_and_drops_the_resume_one(tmp_path: Path):
+    one_epoch = (*TINY_LSTM, "trainer.max_epochs=1", "evaluate_discrimination=false")
+    result = run_train(tmp_path, *one_epoch)
+    assert result.returncode == 0, result.stderr[-3000:]
+    run_dir = run_dir_of(tmp_path, ROW)
+    assert (run_dir / record(run_dir)["best_checkpoint"]).is_file()
+    assert not (run_dir / "checkpoints" / "last.ckpt").exists()  # only a resume reads it
+    again = run_train(tmp_path, *one_epoch, "keep_last_checkpoint=true")  # not in the id
+    assert again.returncode == 0 and "skipped" in again.stdout + again.stderr
+    assert _id("keep_last_checkpoint=true") == _id()
 
 
 def test_a_refused_launch_leaves_the_folder_byte_identical(finished: Path, tmp_path: Path):

@@ -67,11 +67,12 @@ SETTINGS = {
     "include_trivial": ("bool", None, False),
     "evaluate_discrimination": ("bool", None, False),
     "rerun": ("bool", None, False),
+    "keep_last_checkpoint": ("bool", None, False),
     "verbose": ("bool", None, False),
 }
 # keys that code reads with `.get` and a config may lack (a `+` override may add them)
 OPTIONAL_KEYS = frozenset({
-    "cpu_threads", "compile", "rerun", "dataset.noise", "model.embeddings",
+    "cpu_threads", "compile", "rerun", "keep_last_checkpoint", "dataset.noise", "model.embeddings",
     "model.embedding_dim", "model.optimizer", "model.scheduler", "test_shuffles", "variant_tag",
     "verbose",
 })

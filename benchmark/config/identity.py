@@ -38,6 +38,7 @@ IGNORED_KEYS = (
     "paths",  # where run directories live
     "logger",  # where curves go (W&B, CSV); never what is trained or scored
     "rerun",  # the switch that forces a new run itself
+    "keep_last_checkpoint",  # what a finished run keeps on disk; never its figures
     "verbose",  # what the console shows
     "trainer.enable_progress_bar",
     "trainer.log_every_n_steps",

@@ -41,6 +41,7 @@ from benchmark.run.environment import run_environment
 from benchmark.run.model_builder import build_model, dataset_noise, noise_options
 from benchmark.run.plan import (
     CHECKPOINT_DIR,
+    LAST_CHECKPOINT,
     ResumeInfo,
     RunPlan,
     check_resumed_data,
@@ -328,7 +329,8 @@ def evaluate(cfg: DictConfig, built: BuiltRun, fitted: FittedRun) -> EvaluatedRu
 def record(
     cfg: DictConfig, built: BuiltRun, fitted: FittedRun, evaluated: EvaluatedRun, work_dir: Path
 ) -> dict:
-    """Write the test predictions and the run record (`benchmark.records.run_record`)."""
+    """Write the test predictions and the run record (`benchmark.records.run_record`), then
+    drop `checkpoints/last.ckpt` (a finished run never resumes) unless `keep_last_checkpoint`."""
     noise = dataset_noise(cfg)
     split_records = evaluated.split_records
     write_predictions(work_dir / PREDICTIONS_NAME, split_records["test"])
@@ -376,6 +378,8 @@ def record(
             cfg.protocol_seed,
         )
     write_run_record(work_dir, result)
+    if not cfg.get("keep_last_checkpoint", False):  # a finished run never resumes
+        (work_dir / CHECKPOINT_DIR / LAST_CHECKPOINT).unlink(missing_ok=True)
     return result
 
 
