@@ -47,6 +47,7 @@ def test_the_page_marks_short_rows_and_states_the_cost(runs: Path, tmp_path: Pat
     table, tests = build(collect_runs(runs), n_resamples=200)
     page = markdown(table, tests, "repro_e100", ["0" * 40])
     assert "| HAN (Wang and Wan 2019) | 1 of 3 |" in page
+    assert "| MiniLM, top layer fine-tuned | 0 of 3 | — |" in page  # no run: listed, not left out
     assert f"{NSEG_NIPS['tau']:.4f}" in page and "≈" in page  # fabricated records: no CPU count
     assert "Holm" in page
     written = write(runs, tmp_path / "out")

@@ -11,10 +11,10 @@ against the reference row (the row with the best mean VALID tau, chosen without 
 figure), Holm-corrected over the family (`benchmark.stats.multiple_testing`), and the cost
 of each row (`resources` of the run records: CPU seconds to the selected epoch, in all, and
 peak memory; `benchmark.training.resources`) with the cheapest row that reaches the
-SE-Graph log's tau. Rows with fewer than `MIN_RUNS` finished runs are marked. Runs of a
-row's preset under another variant (an ablation: one named change at the same budget) are
-set beside the row's run of the same seed, with what changed in their configs and the tau
-difference paired on the test documents (`benchmark.compare.compare_runs`).
+SE-Graph log's tau. Rows with fewer than `MIN_RUNS` finished runs (none included) are
+marked. Runs of a row's preset under another variant (an ablation: one named change at
+the same budget) are set beside the row's run of the same seed, with what changed in their
+configs and the tau difference paired on the test documents (`benchmark.compare.compare_runs`).
 
     orderbench study cui2018-nips [runs=runs] [out=results] [variant=repro_e100]
         (`NIPS_COMMAND` of studies/cui2018/__init__.py)
@@ -304,7 +304,12 @@ def markdown(table: pd.DataFrame, tests: dict, variant: str, commits: Sequence[s
         "| row | runs | accuracy % | PMR % | tau | stopped | best epoch |",
         "|---|---:|---|---|---|---|---:|",
     ]
-    for _, r in table.iterrows():
+    by_label = {r["row"]: r for _, r in table.iterrows()}
+    for row in ROWS:  # a row without a finished run is listed too, never left out
+        r = by_label.get(row.label)
+        if r is None:
+            lines.append(f"| {row.label} | 0 of {MIN_RUNS} | — | — | — | — | — |")
+            continue
         runs = f"{r['runs']} of {MIN_RUNS}" if r["runs"] < MIN_RUNS else str(r["runs"])
         lines.append(
             f"| {r['row']} | {runs} | {_cell(r, 'acc')} | {_cell(r, 'pmr')} | "
