@@ -137,3 +137,91 @@ def test_jobs_held_by_the_partition_are_named_once_while_waiting(monkeypatch, ca
     assert asked == [["44"]] * 3
     warnings = [r.message for r in caplog.records if "Reason=" in r.message]
     assert warnings == [pending_warning("PartitionConfig", ["44_0"])]
+
+
+class LocalLauncher(BaseSweepLauncher):
+    """A launcher with what `launch` reads of Hydra's: its config and config loader."""
+
+    _EXECUTOR = "local"
+
+    def __init__(self, sweep_dir: Path):
+        from types import SimpleNamespace
+
+        from omegaconf import OmegaConf
+
+        self.config = OmegaConf.create({"hydra": {"sweep": {"dir": str(sweep_dir)},
+                                                  "job": {"name": "train"}}})
+
+        def load_sweep_config(config, overrides):
+            seed = overrides[0].split("=")[1]
+            return OmegaConf.create({"hydra": {"sweep": {"dir": str(sweep_dir),
+                                                         "subdir": f"seed_{seed}"},
+                                               "job": {"name": "train"}}})
+
+        self.hydra_context = SimpleNamespace(
+            config_loader=SimpleNamespace(load_sweep_config=load_sweep_config))
+
+
+def test_after_a_run_fails_on_a_full_disk_no_later_batch_is_launched(
+    monkeypatch, caplog, tmp_path: Path
+):
+    import errno
+    import os
+
+    from benchmark.records.atomic_io import FileWriteError
+    from benchmark.sweep.summary import NOT_RUN
+
+    submitted: list[list[str]] = []
+
+    class Executor:
+        def map_array(self, launcher, overrides, *rest):
+            jobs = []
+            for job_overrides in overrides:
+                submitted.append(job_overrides)
+                run_dir = tmp_path / f"seed_{job_overrides[0].split('=')[1]}"
+                run_dir.mkdir()
+                full = FileWriteError(errno.ENOSPC, os.strerror(errno.ENOSPC),
+                                      str(run_dir / "metrics.json"))
+                write_failure(run_dir, full, [])  # what the run records on a full disk
+                done = JobReturn(overrides=job_overrides, status=JobStatus.COMPLETED)
+                jobs.append(FakeJob(tmp_path / ".submitit", str(len(submitted)), "", done))
+            return jobs
+
+    launcher = LocalLauncher(tmp_path)
+    monkeypatch.setattr(launcher, "_executor", Executor)
+    monkeypatch.setattr(launcher, "_wait", lambda jobs: None)
+    first = launcher.launch([["seed=0"]], initial_job_idx=0)
+    assert json.loads((tmp_path / "seed_0/failed.json").read_text())["errno"] == "ENOSPC"
+    with caplog.at_level("ERROR"):
+        later = launcher.launch([["seed=1"], ["seed=2"]], initial_job_idx=1)
+    assert submitted == [["seed=0"]]  # the second batch got no job
+    assert [r.status for r in first + later] == [JobStatus.COMPLETED] * 3
+    assert [r.overrides for r in later] == [["seed=1"], ["seed=2"]]
+    assert [r.message for r in caplog.records] == [
+        f"2 run(s) not launched: {tmp_path / 'seed_0'} failed on a full disk (FileWriteError: "
+        f"{tmp_path / 'seed_0/metrics.json'}: not written (No space left on device)); free "
+        "space and relaunch the same command"
+    ]
+    assert [run_state(tmp_path / f"seed_{s}").state for s in (1, 2)] == [NOT_RUN] * 2
+
+
+def test_a_failure_of_another_kind_does_not_stop_the_later_batches(monkeypatch, tmp_path: Path):
+    submitted: list[list[str]] = []
+
+    class Executor:
+        def map_array(self, launcher, overrides, *rest):
+            submitted.extend(overrides)
+            for job_overrides in overrides:
+                run_dir = tmp_path / f"seed_{job_overrides[0].split('=')[1]}"
+                run_dir.mkdir()
+                write_failure(run_dir, PermissionError(13, "Permission denied", "x"), [])
+            return [FakeJob(tmp_path, "1", "", JobReturn(status=JobStatus.COMPLETED))
+                    for _ in overrides]
+
+    launcher = LocalLauncher(tmp_path)
+    monkeypatch.setattr(launcher, "_executor", Executor)
+    monkeypatch.setattr(launcher, "_wait", lambda jobs: None)
+    launcher.launch([["seed=0"]], initial_job_idx=0)
+    launcher.launch([["seed=1"]], initial_job_idx=1)
+    assert submitted == [["seed=0"], ["seed=1"]]
+    assert json.loads((tmp_path / "seed_1/failed.json").read_text())["errno"] == "EACCES"

@@ -1,8 +1,9 @@
 """`failed.json`: what a run that did not finish leaves in its run directory for the sweep
 summary.
 
-Written atomically by the launch that failed (the error, the end of its traceback and the
-log files to read; a signal as an interruption, `write_interruption`), or by the sweep
+Written atomically by the launch that failed (the error, the end of its traceback, the
+system's error name such as `ENOSPC` when an OSError caused it, and the log files to read;
+a signal as an interruption, `write_interruption`), or by the sweep
 launcher for a SLURM job that ended without a result (`write_job_end`: cancelled, out of
 memory, timed out, preempted, node failure; with `slurm_state`); removed when a later
 launch of the run finishes or finds it finished.
@@ -10,6 +11,7 @@ launch of the run finishes or finds it finished.
 
 from __future__ import annotations
 
+import errno
 import json
 import socket
 import time
@@ -20,6 +22,7 @@ from benchmark.records.atomic_io import atomic_write_text
 
 FAILURE_NAME = "failed.json"
 _TRACEBACK_LINES = 30
+DISK_FULL_ERRNOS = ("ENOSPC", "EDQUOT")  # no space left on the device; disk quota exceeded
 
 
 def _write(run_dir: Path, failure: dict, logs: list[Path]) -> Path:
@@ -37,10 +40,29 @@ def _write(run_dir: Path, failure: dict, logs: list[Path]) -> Path:
 def write_failure(run_dir: Path, error: BaseException, logs: list[Path]) -> Path:
     """Record `error` in `run_dir/failed.json`; `logs` are the files with the full story."""
     lines = traceback.format_exception(type(error), error, error.__traceback__)
-    return _write(run_dir, {
+    failure = {
         "error": f"{type(error).__name__}: {error}",
         "traceback": "".join(lines).splitlines()[-_TRACEBACK_LINES:],
-    }, logs)
+    }
+    if name := errno_name(error):
+        failure["errno"] = name
+    return _write(run_dir, failure, logs)
+
+
+def errno_name(error: BaseException | None) -> str | None:
+    """The errno name (`ENOSPC`, ...) of the first OSError in `error`'s chain of causes."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, OSError) and error.errno in errno.errorcode:
+            return errno.errorcode[error.errno]
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def disk_was_full(failure: dict | None) -> bool:
+    """Whether a recorded failure is a full disk (or a disk quota reached)."""
+    return failure is not None and failure.get("errno") in DISK_FULL_ERRNOS
 
 
 def write_interruption(run_dir: Path, reason: str, logs: list[Path]) -> Path:

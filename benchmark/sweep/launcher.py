@@ -11,6 +11,9 @@ time limit without requeue, preemption, node failure) never raises here: its SLU
 what to do and its logs go to the run's `failed.json` (`sweep_failure.write_job_end`), the
 other jobs' results are kept, and `benchmark.sweep.callback` prints the summary and exits
 with status 1. A relaunch resumes those runs from `checkpoints/last.ckpt` or reruns them.
+Once a run has failed on a full disk (its `failed.json` has `errno` ENOSPC or EDQUOT), the
+later batches (`hydra.sweeper.max_batch_size`) are not launched: each of their runs would
+fail the same way; the summary lists them where they stand (not run, or interrupted).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from omegaconf import DictConfig, OmegaConf
 from benchmark.records.failure import (
     FAILURE_NAME,
     clear_failure,
+    disk_was_full,
     read_failure,
     write_failure,
     write_job_end,
@@ -101,6 +105,16 @@ class _Sweep:
                 self.todo.append((initial_job_idx + position, list(overrides), run_dir))
         self.job_name = launcher.config.hydra.job.name
 
+    def not_launched(self) -> list[JobReturn]:
+        """The returns with the runs to do given no job (COMPLETED for Hydra's sweeper; their
+        run directories tell the sweep summary where they stand)."""
+        missing = [position for position, done in enumerate(self.returns) if done is None]
+        for position, (_, overrides, run_dir) in zip(missing, self.todo, strict=True):
+            self.returns[position] = JobReturn(overrides=overrides, working_dir=str(run_dir),
+                                               task_name=self.job_name,
+                                               status=JobStatus.COMPLETED)
+        return self.returns
+
     @staticmethod
     def _finished(run_dir: Path, config: DictConfig) -> bool:
         try:
@@ -114,6 +128,7 @@ class BaseSweepLauncher:
     docstring (mixed into their `SlurmLauncher` and `LocalLauncher`)."""
 
     _EXECUTOR: str
+    _full_disk: tuple[Path, str] | None = None  # a run of an earlier batch, its error
 
     def launch(
         self, job_overrides: Sequence[Sequence[str]], initial_job_idx: int
@@ -124,6 +139,11 @@ class BaseSweepLauncher:
                  skipped, len(job_overrides))
         if not sweep.todo:
             return sweep.returns
+        if self._full_disk is not None:
+            run_dir, error = self._full_disk
+            log.error("%d run(s) not launched: %s failed on a full disk (%s); free space and "
+                      "relaunch the same command", len(sweep.todo), run_dir, error)
+            return sweep.not_launched()
         if self._EXECUTOR == "slurm":
             check_partition(self.params)
         sweep_dir = Path(str(self.config.hydra.sweep.dir))
@@ -145,6 +165,9 @@ class BaseSweepLauncher:
             position = index - initial_job_idx
             sweep.returns[position] = self._collect(job, overrides, run_dir, sweep.job_name,
                                                     submitted_at)
+            failure = read_failure(run_dir) if self._recorded_since(run_dir, submitted_at) else None
+            if self._full_disk is None and disk_was_full(failure):
+                self._full_disk = (run_dir, failure["error"])
         return sweep.returns
 
     def _executor(self):
