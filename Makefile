@@ -118,7 +118,7 @@ slurm-up:  ## stand up a one-node SLURM cluster on this machine (root; scripts/l
 slurm-down:  ## stop the daemons of `make slurm-up`
 	scripts/local_slurm.sh down
 
-slurm-test: setup  ## `make sweep` on a real one-node SLURM stood up here (root, else skipped; ~10 min)
+slurm-test: setup  ## `make sweep` on a real one-node SLURM stood up here (root, else skipped; ~15 min)
 	@if [ "$$(id -u)" != 0 ]; then \
 		echo "slurm-test skipped: standing up SLURM (apt packages, munge, slurmdbd) needs root;"; \
 		echo "on a machine with SLURM: ORDERBENCH_SLURM=1 $(PY) -m pytest -m slurm tests/test_slurm_cluster.py"; \

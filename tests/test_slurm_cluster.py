@@ -150,7 +150,7 @@ def test_cancelled_job_ends_the_sweep_with_the_summary_and_the_relaunch_finishes
 
 
 def test_time_limited_run_is_requeued_and_reaches_its_last_epoch(tmp_path: Path):
-    epochs = 60
+    epochs = 400  # about 0.7 CPU s an epoch here: past the first time-limit signal (2 min)
     args = (*SMALL, "hydra.launcher.timeout_min=3", "hydra.launcher.signal_delay_s=60",
             "hydra.launcher.max_num_timeout=8", "hydra.sweeper.params.model=lstm_ptrnet",
             "hydra.sweeper.params.seed=0", "dataset.reader.n_train=2000",

@@ -88,6 +88,20 @@ def test_the_runs_own_error_of_this_launch_is_kept(tmp_path: Path):
     assert run_state(run_dir).failure["error"] == "ValueError: Invalid learning rate: -1"
 
 
+def test_the_runs_own_record_of_the_signal_gives_way_to_the_slurm_state(tmp_path: Path):
+    from benchmark.records.failure import write_interruption
+
+    run_dir = tmp_path / "synthetic/lstm_ptrnet/base/seed_1"
+    run_dir.mkdir(parents=True)
+    write_interruption(run_dir, "interrupted by SIGTERM", [])  # what scancel's SIGTERM leaves
+    job = FakeJob(tmp_path, "41_1", "CANCELLED by 0", UncompletedJobError("no output"))
+    Launcher()._collect(job, [], run_dir, "train", submitted_at=0.0)
+    state = run_state(run_dir)
+    assert state.state == INTERRUPTED
+    assert state.failure["error"] == (f"SLURM job 41_1 ended CANCELLED by 0: "
+                                      f"{job_end_detail('CANCELLED')}")
+
+
 def test_a_job_that_raised_outside_the_run_and_a_finished_job(tmp_path: Path):
     trace = ("Job (task=0) failed during processing with trace:\n" + "-" * 22 + "\n"
              "Traceback (most recent call last):\n  File x\nKeyError: 'model'\n" + "-" * 22

@@ -8,7 +8,8 @@ the partition (`benchmark.sweep.slurm_resources`: an error naming the `hydra.lau
 change). While waiting, jobs pending for a reason that waiting will not fix are named
 (`benchmark.sweep.slurm_pending`). A job that ends without a result (scancel, out of memory,
 time limit without requeue, preemption, node failure) never raises here: its SLURM state,
-what to do and its logs go to the run's `failed.json` (`sweep_failure.write_job_end`), the
+what to do and its logs go to the run's `failed.json` (`sweep_failure.write_job_end`; it
+replaces the run's own record of the signal that stopped it, which cannot say why), the
 other jobs' results are kept, and `benchmark.sweep.callback` prints the summary and exits
 with status 1. A relaunch resumes those runs from `checkpoints/last.ckpt` or reruns them.
 Once a run has failed on a full disk (its `failed.json` has `errno` ENOSPC or EDQUOT), the
@@ -165,7 +166,7 @@ class BaseSweepLauncher:
             position = index - initial_job_idx
             sweep.returns[position] = self._collect(job, overrides, run_dir, sweep.job_name,
                                                     submitted_at)
-            failure = read_failure(run_dir) if self._recorded_since(run_dir, submitted_at) else None
+            failure = self._failure_since(run_dir, submitted_at)
             if self._full_disk is None and disk_was_full(failure):
                 self._full_disk = (run_dir, failure["error"])
         return sweep.returns
@@ -228,13 +229,15 @@ class BaseSweepLauncher:
             state = job.state or "UNKNOWN"
             log.warning("%s job %s of %s ended %s without a result", self._EXECUTOR,
                         job.job_id, run_dir, state)
-            if not self._recorded_since(run_dir, submitted_at):
+            own = self._failure_since(run_dir, submitted_at)
+            slurm_knows_why = self._EXECUTOR == "slurm" and bool(own and own.get("interrupted"))
+            if own is None or slurm_knows_why:  # the state says why the signal came
                 write_job_end(run_dir, job.job_id, state, job_end_detail(state), logs)
             return done
         if isinstance(result, JobReturn) and result.status == JobStatus.FAILED:
             write_failure(run_dir, result._return_value, logs)
             return done
-        own = read_failure(run_dir) if self._recorded_since(run_dir, submitted_at) else None
+        own = self._failure_since(run_dir, submitted_at)
         if own is not None and GAVE_UP in own["error"]:
             # submitit raised its refusal to requeue inside the training, which the run
             # recorded as its own error: it is the time limit, and the run resumes
@@ -242,10 +245,10 @@ class BaseSweepLauncher:
         return result
 
     @staticmethod
-    def _recorded_since(run_dir: Path, since: float) -> bool:
-        """Whether the job itself wrote the run's failed.json during this launch."""
+    def _failure_since(run_dir: Path, since: float) -> dict | None:
+        """The run's `failed.json` if the job itself wrote it during this launch."""
         path = run_dir / FAILURE_NAME
-        return path.is_file() and path.stat().st_mtime >= since
+        return read_failure(run_dir) if path.is_file() and path.stat().st_mtime >= since else None
 
 
 def _last_trace_line(error: Exception) -> str:
