@@ -85,7 +85,7 @@ STATEMENTS = {
     "`SWEEP_REPRO=reproduction_e100_released VARIANT=repro_e100` (": "reproduction_e100_released",
     "| smoke sweep (": "smoke",
     "calibration baselines × 3 seeds, at the same budget: ": "nips",
-    "How far the sweep got 27 of its ": "nips",
+    "How far the sweep got All ": "nips",
     "WANDB_MODE=offline make reproduction` (": "reproduction_e100",
     "| ": None,  # the SLURM check that cancels one of 2 runs of 40 epochs
     "one thread per run, the ": None,  # the five models' runs of the first repro_e100 sweep
