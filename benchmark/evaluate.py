@@ -33,7 +33,7 @@ from benchmark.cli_options import report_error
 from benchmark.cli_parsers import EVALUATE
 from benchmark.evaluation.discrimination import discrimination_records
 from benchmark.metrics.corpus import score_records, summarise
-from benchmark.records.prediction_records import records_from_batch
+from benchmark.records.prediction_records import records_from_batch, with_meta
 from benchmark.records.predictions import write_predictions
 from benchmark.records.run_record import read_run_record, write_run_record
 from benchmark.run.finished_run import RunError, load_finished_run
@@ -109,8 +109,8 @@ def evaluate_order(
         records += records_from_batch(batch, net.decode(batch, beam_size=beam), noisy)
     seconds = time.perf_counter() - start
     records.sort(key=lambda record: record["id"])
-    if predictions is not None:
-        write_predictions(predictions, records)
+    if predictions is not None:  # as the run wrote its own, each document's meta included
+        write_predictions(predictions, with_meta(records, datamodule.documents[split]))
     figures = summarise(score_records(records, cfg.include_trivial))
     intervals = bootstrap_summary(
         records, cfg.include_trivial, cfg.bootstrap_resamples, seed=cfg.protocol_seed
