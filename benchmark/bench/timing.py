@@ -10,6 +10,8 @@ from contextlib import AbstractContextManager
 
 import torch
 
+from benchmark.config.precision import bf16_autocast
+
 PRECISIONS = ("32", "bf16")
 
 
@@ -34,5 +36,6 @@ def seconds(run: Callable[[], object], device: torch.device, repeats: int) -> fl
 
 
 def autocast(device: torch.device, precision: str) -> AbstractContextManager:
-    """bf16 autocast on `device` for precision "bf16"; full float32 for "32"."""
-    return torch.autocast(device.type, dtype=torch.bfloat16, enabled=precision == "bf16")
+    """bf16 autocast on `device` for precision "bf16" (oneDNN off on a CPU without bf16
+    instructions: `benchmark.config.precision`); full float32 for "32"."""
+    return bf16_autocast(device.type, precision == "bf16")

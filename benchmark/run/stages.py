@@ -22,6 +22,7 @@ from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint, Timer
 
 from benchmark.config.checks import check_scorable_splits
 from benchmark.config.identity import config_id
+from benchmark.config.precision import prepare_cpu_bf16
 from benchmark.config.threads import resolve_threads
 from benchmark.evaluation.discrimination import discrimination_records
 from benchmark.evaluation.published_permutations import published_permutations
@@ -261,6 +262,8 @@ def build(cfg: DictConfig, plan: RunPlan) -> BuiltRun:
     LightningModule, and the Trainer."""
     if threads := resolve_threads(cfg.cpu_threads):
         torch.set_num_threads(threads)
+    if note := prepare_cpu_bf16(cfg.trainer.get("accelerator"), cfg.trainer.get("precision")):
+        log.warning(note)
     pl.seed_everything(cfg.seed, workers=True, verbose=is_verbose(cfg))
     datamodule = build_datamodule(cfg)
     datamodule.prepare_data()
