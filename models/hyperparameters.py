@@ -9,7 +9,7 @@ A setting's range is judged by its name, which the presets share:
 - `dropout`, `*_dropout`: a rate in [0, 1);
 - `train_layers`, `warmup_steps`: counts, integers >= 0;
 - `*_dim`, `heads`, `*_heads`, `num_*`, `*_layers`, `*_batch_size`, `max_tokens`,
-  `filter_width` (one or a list): sizes, integers >= 1.
+  `decay_epochs`, `filter_width` (one or a list): sizes, integers >= 1.
 
 None passes where the argument takes it (its default, or `| None` in its annotation).
 A preset also says which widths its head counts must divide (`divides` of
@@ -33,7 +33,7 @@ from fnmatch import fnmatch
 RATES = ("dropout", "*_dropout")
 COUNTS = ("train_layers", "warmup_steps")
 SIZES = ("*_dim", "heads", "*_heads", "num_*", "*_layers", "*_batch_size", "max_tokens",
-         "filter_width")
+         "filter_width", "decay_epochs")
 LISTS = ("filter_width",)  # sizes that may be a list of sizes
 
 

@@ -8,8 +8,10 @@ optimiser's configured rate (the usual recipe for fine-tuning a pretrained encod
 freshly initialised layers: Devlin et al. 2019's small rate for the pretrained weights).
 A module that sets `warmup_steps` > 0 makes every group's rate rise linearly from
 rate/warmup_steps at the first optimiser step to the full rate at step `warmup_steps`,
-then stay there (the warm-up of Vaswani et al. 2017 and BERT, without the decay). A model
-with neither gets exactly what it got before: `net.parameters()`, no schedule.
+then stay there (the warm-up of Vaswani et al. 2017 and BERT). A module that sets
+`decay_epochs` makes every rate then fall linearly to zero at the end of that epoch and
+stay there (BERT's linear schedule; the harness counts an epoch's optimiser steps). A
+model with none of these gets exactly what it got before: `net.parameters()`, no schedule.
 """
 
 from __future__ import annotations
@@ -44,12 +46,26 @@ def warmup_steps(net: nn.Module) -> int:
     return max((int(getattr(m, "warmup_steps", 0) or 0) for m in net.modules()), default=0)
 
 
-def warmup_factor(step: int, steps: int) -> float:
+def decay_epochs(net: nn.Module) -> int | None:
+    """The epoch at whose end the rates reach zero (the smallest any module asks for), or
+    None: no decay."""
+    asked = [int(m.decay_epochs) for m in net.modules() if getattr(m, "decay_epochs", None)]
+    return min(asked, default=None)
+
+
+def warmup_factor(step: int, steps: int, decay_end: int | None = None) -> float:
     """Multiplier of the learning rate at optimiser step `step` (0-based): (step + 1) /
-    steps during the warm-up, then 1."""
-    return 1.0 if steps <= 0 else min(1.0, (step + 1) / steps)
+    steps during the warm-up, then 1, or with `decay_end` (the step count at which it
+    reaches zero) falling linearly from 1 after the warm-up to 0 at `decay_end`."""
+    if steps > 0 and step < steps:
+        return (step + 1) / steps
+    if decay_end is None:
+        return 1.0
+    return max(0.0, (decay_end - step) / max(1, decay_end - max(steps, 0)))
 
 
-def linear_warmup(optimizer: torch.optim.Optimizer, steps: int) -> LambdaLR:
+def linear_warmup(
+    optimizer: torch.optim.Optimizer, steps: int, decay_end: int | None = None
+) -> LambdaLR:
     """A per-step scheduler applying `warmup_factor` to every group of `optimizer`."""
-    return LambdaLR(optimizer, lambda step: warmup_factor(step, steps))
+    return LambdaLR(optimizer, lambda step: warmup_factor(step, steps, decay_end))

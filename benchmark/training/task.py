@@ -22,6 +22,7 @@ epoch, is not logged again.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 
 import pytorch_lightning as pl
@@ -32,7 +33,12 @@ from benchmark.evaluation.test_shuffles import best_pass, reshuffle, shuffle_per
 from benchmark.metrics.corpus import metric_means, score_records, summarise
 from benchmark.records.prediction_records import gather_records, records_from_batch
 from benchmark.training.compiled_optimizer import compile_update
-from benchmark.training.optimisation import linear_warmup, parameter_groups, warmup_steps
+from benchmark.training.optimisation import (
+    decay_epochs,
+    linear_warmup,
+    parameter_groups,
+    warmup_steps,
+)
 
 log = logging.getLogger(__name__)
 COUNT_KEYS = frozenset(  # bookkeeping, not curves
@@ -94,22 +100,37 @@ class OrderingTask(pl.LightningModule):
             raise ValueError("model.optimizer is not set: a trainable model needs an optimizer")
         # parameter groups with their own rates and a warm-up, where the model asks for them
         optimizer = self.optimizer_factory(parameter_groups(self.net))
-        warmup = warmup_steps(self.net)
-        if warmup and self.scheduler_factory is not None:
-            raise ValueError("model.scheduler cannot be combined with the model's warmup_steps")
+        warmup, decay = warmup_steps(self.net), decay_epochs(self.net)
+        if (warmup or decay) and self.scheduler_factory is not None:
+            raise ValueError(
+                "model.scheduler cannot be combined with the model's warmup_steps or decay_epochs"
+            )
         if self.compile_optimizer:
-            if warmup or self.scheduler_factory is not None:
+            if warmup or decay or self.scheduler_factory is not None:
                 log.warning("compile: the learning rate changes during training; the "
                             "optimiser's update stays eager")  # fmt: skip
             else:
                 compile_update(optimizer)
-        if warmup:
-            scheduler = {"scheduler": linear_warmup(optimizer, warmup), "interval": "step"}
+        if warmup or decay:
+            decay_end = None if decay is None else decay * self.optimizer_steps_per_epoch()
+            scheduler = {
+                "scheduler": linear_warmup(optimizer, warmup, decay_end), "interval": "step"
+            }
             return {"optimizer": optimizer, "lr_scheduler": scheduler}
         if self.scheduler_factory is None:
             return optimizer
         scheduler = {"scheduler": self.scheduler_factory(optimizer), "interval": "epoch"}
         return {"optimizer": optimizer, "lr_scheduler": scheduler}
+
+    def optimizer_steps_per_epoch(self) -> int:
+        """Optimiser steps of one training epoch on this process (its batches over the
+        gradient accumulation), for a decay counted in epochs."""
+        trainer = self.trainer
+        trainer.estimated_stepping_batches  # noqa: B018 (makes Lightning count the batches)
+        batches = trainer.num_training_batches
+        if not math.isfinite(batches):
+            raise ValueError("model.net.decay_epochs needs a training set of known length")
+        return max(1, math.ceil(batches / trainer.accumulate_grad_batches))
 
     # -- evaluation -----------------------------------------------------------------
     def on_validation_epoch_start(self) -> None:

@@ -1,0 +1,124 @@
+"""Pretrained paragraph encoders, fully fine-tuned, under three heads: the pretrained
+orderers of 2020-2021 as rows beside the 2018 models.
+
+A pretrained Transformer (by default all-MiniLM-L6-v2; any Hugging Face encoder by
+`encoder`) reads the whole shuffled paragraph at once and gives each sentence the mean of
+its span's output states (`models.blocks.paragraph_transformer`); every layer trains.
+Heads:
+
+- `paragraph_listmle`: one score per sentence, trained with ListMLE and sorted (RankTxNet,
+  Kumar et al. 2020; `models.blocks.pointer_listwise`): the cheapest head.
+- `paragraph_ptrnet`: ATTOrderNet's self-attention paragraph encoder and LSTM pointer
+  decoder over the contextual sentence vectors (the shape of BERSON, Cui et al. 2020,
+  whose decoder is a pointer network; its relational pair features are not built).
+- `paragraph_tsort`: a pair classifier over the same sentence vectors, decoded by a
+  topological sort (B-TSort, Prabhumoye et al. 2020, `models.presets.pairwise_orderer`).
+  B-TSort's own encoder reads each pair of sentences jointly, one BERT pass per pair:
+  C(n, 2) passes a paragraph, a GPU's cost, not built here.
+
+The training recipe (AdamW, learning rate, warm-up and linear decay, batch) is the
+config's: conf/model/paragraph_*.yaml hold ours, conf/experiment/berson_recipe.yaml the
+published one (docs/models.md, "Pretrained paragraph encoders").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from models.blocks.pair_classifier import PairOrderClassifier
+from models.blocks.paragraph_identity import ParagraphIdentity
+from models.blocks.paragraph_transformer import PretrainedParagraphEncoder
+from models.blocks.pointer_listwise import ListwiseScoreDecoder
+from models.ordering_model import OrderingModel
+from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings
+from models.presets.pairwise_orderer import PairwiseOrderer
+from models.registry import register_preset
+
+TINY = dict(hidden_dim=8)  # the encoder itself stays the pretrained one
+
+
+@dataclass(frozen=True)
+class ParagraphEncoderSettings:
+    """The pretrained paragraph encoder every head reads (models.blocks.paragraph_transformer)."""
+
+    encoder: str | None = None  # local path or cached Hugging Face name; None: MiniLM
+    max_tokens: int | None = None  # joined paragraph's limit; None: the encoder's positions
+    fit: str = "truncate"  # longer paragraphs: the longest sentences are cut first
+    encoder_lr: float | None = None  # the encoder's learning rate; None: the optimiser's
+    warmup_steps: int = 0  # linear warm-up of every learning rate (optimiser steps)
+    decay_epochs: int | None = None  # linear decay to 0 at the end of this epoch; None: none
+
+    def paragraph_encoder(self) -> PretrainedParagraphEncoder:
+        return PretrainedParagraphEncoder(
+            self.encoder, self.max_tokens, self.fit, self.encoder_lr, self.warmup_steps,
+            self.decay_epochs,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ParagraphPointerSettings(ParagraphEncoderSettings, AttOrderNetSettings):
+    """The encoder's settings and ATTOrderNet's paragraph encoder and decoder."""
+
+
+@register_preset(
+    "paragraph_listmle", tiny=TINY, colour="#393b79", settings=ParagraphEncoderSettings
+)
+def paragraph_listmle(
+    vocab_size: int | None = None,  # unused: the encoder has its own sub-word vocabulary
+    pretrained_embeddings=None,  # unused, as vocab_size
+    *,
+    hidden_dim: int = 384,  # the scorer MLP's width
+    dropout: float = 0.1,  # on the sentence vectors before the scorer
+    **encoder,  # ParagraphEncoderSettings
+) -> OrderingModel:
+    """Whole-paragraph pretrained encoder -> one score per sentence (an MLP), trained with
+    ListMLE (the pointer loss of fixed step scores) and decoded by sorting."""
+    sentences = ParagraphEncoderSettings(**encoder).paragraph_encoder()
+    decoder = ListwiseScoreDecoder(sentences.output_dim, hidden_dim, dropout)
+    return OrderingModel(sentences, ParagraphIdentity(sentences.output_dim), decoder, None)
+
+
+@register_preset(
+    "paragraph_ptrnet",
+    tiny=dict(hidden_dim=16, paragraph_layers=1, ff_dim=24),
+    colour="#637939",
+    divides=HEADS_DIVIDE,
+    settings=ParagraphPointerSettings,
+)
+def paragraph_ptrnet(
+    vocab_size: int | None = None,  # unused: the encoder has its own sub-word vocabulary
+    pretrained_embeddings=None,  # unused, as vocab_size
+    *,
+    hidden_dim: int = 384,  # paragraph encoder width = decoder LSTM units
+    ff_dim: int = 512,  # paragraph feed-forward width
+    **shared,  # ParagraphPointerSettings
+) -> OrderingModel:
+    """Whole-paragraph pretrained encoder -> ATTOrderNet's self-attention paragraph encoder
+    (no positions) and LSTM pointer decoder, decoded by beam search."""
+    settings = ParagraphPointerSettings(hidden_dim=hidden_dim, ff_dim=ff_dim, **shared)
+    return settings.model(None, settings.paragraph_encoder())
+
+
+@register_preset(
+    "paragraph_tsort",
+    tiny=TINY,
+    colour="#843c39",
+    pointer=False,
+    settings=ParagraphEncoderSettings,
+)
+def paragraph_tsort(
+    vocab_size: int | None = None,  # unused: the encoder has its own sub-word vocabulary
+    pretrained_embeddings=None,  # unused, as vocab_size
+    *,
+    hidden_dim: int = 384,  # the pair classifier's width
+    dropout: float = 0.1,  # sentence vectors and pair features
+    decoder: str = "tsort",  # "tsort" (B-TSort) or "winsum" (summed win probabilities)
+    cycle_rule: str = "dfs",  # tsort's cycle breaking: "dfs" (B-TSort's code), "confidence"
+    pair_direction: str = "presented",  # one classification per pair (B-TSort's), or "both"
+    **encoder,  # ParagraphEncoderSettings
+) -> PairwiseOrderer:
+    """Whole-paragraph pretrained encoder -> a classifier of ordered sentence pairs over the
+    contextual sentence vectors, trained on every pair, decoded by a topological sort."""
+    sentences = ParagraphEncoderSettings(**encoder).paragraph_encoder()
+    classifier = PairOrderClassifier(sentences.output_dim, hidden_dim, dropout)
+    return PairwiseOrderer(sentences, classifier, None, decoder, cycle_rule, pair_direction)
