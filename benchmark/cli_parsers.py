@@ -65,6 +65,8 @@ EVALUATE = Command(
                shown="the run's test beam"),
         Key("predictions", "task=order: also write the predictions to FILE, outside the run "
             "directory", metavar="FILE"),
+        _count("protocol_seed", "task=order: present the split as protocol seed N does (another "
+               "fixed shuffle of every document)", None, minimum=0, shown="the run's own"),
         _count("max_permutations", "task=discrimination: permutations per document", 20),
     ),
     "benchmark.evaluate:main",

@@ -3,7 +3,9 @@ task=order|discrimination [key=value ...]` (`benchmark.cli_parsers.EVALUATE`).
 
 `task=order` decodes the split again from the checkpoint (beam `beam`, default the run's
 test beam) and prints its figures and bootstrap intervals as in `metrics.json`, without
-changing the record; `predictions=FILE` also writes the predictions (docs/design.md, section 3).
+changing the record; `predictions=FILE` also writes the predictions (docs/design.md, section 3);
+`protocol_seed=N` presents the split as that protocol seed does (other fixed shuffles of the
+same documents), which measures how much a figure depends on the presentation.
 
 `task=discrimination` is order discrimination (docs/design.md, section 4;
 `benchmark.evaluation.discrimination`; Barzilay & Lapata 2008, Cui et al. 2018). The run's
@@ -86,18 +88,24 @@ def _evaluate_discrimination(run_dir: Path, split: str, max_permutations: int) -
 
 @torch.no_grad()
 def evaluate_order(
-    run_dir: Path, split: str, beam: int | None = None, predictions: str | None = None
+    run_dir: Path,
+    split: str,
+    beam: int | None = None,
+    predictions: str | None = None,
+    protocol_seed: int | None = None,
 ) -> dict:
     """Decode a run's `split` again with its best model -> its figures and intervals (the
     record is left as it is); `predictions` also writes the prediction records there, which
-    must lie outside the run directory (its own `predictions.jsonl` belongs to its record)."""
+    must lie outside the run directory (its own `predictions.jsonl` belongs to its record).
+    With `protocol_seed`, the split is presented as that protocol seed presents it: how much
+    a figure depends on the presentation (docs/design.md, section 5)."""
     if predictions is not None and Path(run_dir).resolve() in Path(predictions).resolve().parents:
         raise RunError(
             f"predictions={predictions}: inside the run directory, whose files belong to its "
             "record; write the re-evaluation elsewhere"
         )
     run = load_finished_run(run_dir, finished=True)
-    cfg, datamodule = run.config, run.datamodule()
+    cfg, datamodule = run.config, run.datamodule(protocol_seed=protocol_seed)
     beam = run.default_beam_size if beam is None else beam
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     net = run.net.to(device).eval()
@@ -115,9 +123,10 @@ def evaluate_order(
     intervals = bootstrap_summary(
         records, cfg.include_trivial, cfg.bootstrap_resamples, seed=cfg.protocol_seed
     )
+    presented = cfg.protocol_seed if protocol_seed is None else protocol_seed
     return {
-        "run_dir": str(run_dir), "split": split, "beam_size": beam, **figures,
-        "ci": intervals, "seconds": round(seconds, 2),
+        "run_dir": str(run_dir), "split": split, "beam_size": beam, "protocol_seed": presented,
+        **figures, "ci": intervals, "seconds": round(seconds, 2),
     }  # fmt: skip
 
 
@@ -128,7 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _evaluate(args: dict) -> int:
     try:
         if args["task"] == "order":
-            result = evaluate_order(args["run"], args["split"], args["beam"], args["predictions"])
+            result = evaluate_order(args["run"], args["split"], args["beam"], args["predictions"],
+                                    args["protocol_seed"])  # fmt: skip
         else:
             result = evaluate_discrimination(args["run"], args["split"], args["max_permutations"])
     except (RunError, RunLockedError) as error:

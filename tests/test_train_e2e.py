@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 from fixtures_sweep import run_dir_of
 
+from benchmark.evaluate import evaluate_order
 from benchmark.metrics.discrimination import FIGURES as DISC_FIGURES
 from benchmark.records.predictions import read_predictions
+from benchmark.run.finished_run import load_finished_run
 from benchmark.score import score_file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,6 +110,21 @@ def test_score_cli_reproduces_the_run_record(lstm_run: Path):
     result = run_cli("benchmark.score", str(lstm_run / "predictions.jsonl"))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == test
+
+
+def test_evaluate_presents_the_test_split_as_another_protocol_seed_would(lstm_run: Path):
+    """`protocol_seed=0` is the run's own presentation (the record's figures again); another
+    seed shows the same documents in other fixed shuffles."""
+    record = json.loads((lstm_run / "metrics.json").read_text())
+    own = evaluate_order(lstm_run, "test", protocol_seed=0)
+    assert own["protocol_seed"] == 0 and own["tau"] == record["split"]["test"]["tau"]
+    other = evaluate_order(lstm_run, "test", protocol_seed=1)
+    assert other["protocol_seed"] == 1 and other["n_docs"] == own["n_docs"]
+    run = load_finished_run(lstm_run)
+    presented = [{doc: ids for batch in run.datamodule(protocol_seed=seed).eval_dataloader("test")
+                  for doc, ids in zip(batch["doc_ids"], batch["sentence_ids"], strict=True)}
+                 for seed in (0, 1)]  # fmt: skip
+    assert presented[0].keys() == presented[1].keys() and presented[0] != presented[1]
 
 
 def test_random_baseline_runs_without_training(tmp_path: Path):

@@ -52,10 +52,14 @@ class FinishedRun:
     max_tokens: int  # sentences are truncated to this many tokens, as in training
     run_dir: Path
 
-    def datamodule(self, stage: str = "test"):
-        """The run's DataModule (its data, protocol seeds and noise setting), set up."""
+    def datamodule(self, stage: str = "test", protocol_seed: int | None = None):
+        """The run's DataModule (its data, protocol seeds and noise setting), set up; with
+        `protocol_seed`, valid and test presented as that protocol seed presents them."""
+        config = self.config
+        if protocol_seed is not None:
+            config = OmegaConf.merge(config, {"protocol_seed": protocol_seed})
         try:
-            datamodule = build_datamodule(self.config)
+            datamodule = build_datamodule(config)
             datamodule.setup(stage)
         except (InstantiationException, OSError, ValueError) as error:
             raise RunError(f"{self.run_dir}: cannot rebuild the run's data: {error}") from None
