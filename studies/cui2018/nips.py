@@ -67,6 +67,9 @@ ROWS = (
     Row("pairwise + topological sort", "pairwise_tsort"),
     Row("bag-of-words position (calibration)", "bow_position"),
     Row("word-overlap chain (calibration, rule)", "overlap_chain"),
+    Row("pretrained paragraph encoder + ListMLE", "paragraph_listmle"),
+    Row("pretrained paragraph encoder + pointer", "paragraph_ptrnet"),
+    Row("pretrained paragraph encoder + topological sort", "paragraph_tsort"),
 )
 
 
