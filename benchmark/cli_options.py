@@ -320,13 +320,16 @@ def report_error(tool: str, error: Exception | str) -> int:
 
 
 @contextmanager
-def warnings_printed(tool: str) -> Iterator[None]:
+def warnings_printed(tool: str, on_error: bool = True) -> Iterator[None]:
     """Collect every warning raised in the block and print each as `<tool>: warning: ...`
-    on stderr when the block ends (also when it raises or returns)."""
+    on stderr when the block ends (when it returns; when it raises too unless `on_error`
+    is false: the error is then the one line said)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        failed = True
         try:
             yield
+            failed = False
         finally:
-            for warning in caught:
+            for warning in caught if on_error or not failed else ():
                 print(f"{tool}: warning: {warning.message}", file=sys.stderr)

@@ -7,7 +7,10 @@ holding one finished run per seed (`runs/brown/lstm_ptrnet/base/<config id>`, it
 `seed_*/`; `runs/brown/lstm_ptrnet/base` itself when it holds one config only). Runs
 evaluated under different protocols (other test permutations, documents or trivial policy;
 `benchmark.records.comparability`) are refused, naming the difference, and different
-training budgets are said beside the result. With two
+training budgets are said beside the result. A run's record and its `predictions.jsonl` are
+checked against the record's seal first (`benchmark.records.run_predictions.load_run`): a
+figure out of its range or a file changed after the run is refused in one line naming it;
+an unsealed record (written before runs were sealed) is said in a warning. With two
 seeds or more on both sides the comparison is the leaderboard's, counting seed and
 document variation (`benchmark.stats.seeded_paired`: difference of the seed means, its 95%
 interval and two-sided p-value); with one run on a side, seed variation cannot be
@@ -27,7 +30,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark.cli_options import report_error
+from benchmark.cli_options import report_error, warnings_printed
 from benchmark.cli_parsers import COMPARE
 from benchmark.metrics.corpus import score_records, trivial_policy
 from benchmark.metrics.directions import LOWER, direction
@@ -38,7 +41,7 @@ from benchmark.records.comparability import (
     require_pairable,
 )
 from benchmark.records.run_predictions import RUN_KEYS, load_run
-from benchmark.records.run_record import PREDICTIONS_NAME, RECORD_NAME, read_run_record
+from benchmark.records.run_record import RECORD_NAME
 from benchmark.score import json_safe
 from benchmark.stats.bootstrap import CI_ALPHA
 from benchmark.stats.paired import align_records, paired_test
@@ -66,16 +69,6 @@ def row_runs(path: str | Path) -> list[Path]:
             f"({', '.join(c.name for c in configs)}): name one of these folders"
         )
     return row_runs(configs[0]) if configs else []
-
-
-def run_record_of(path: str | Path) -> dict | None:
-    """The record of a run directory, or of the run whose `predictions.jsonl` `path` is;
-    None for a predictions file outside a run directory."""
-    path = Path(path)
-    folder = path if path.is_dir() else path.parent
-    if (path.is_dir() or path.name == PREDICTIONS_NAME) and (folder / RECORD_NAME).is_file():
-        return read_run_record(folder)
-    return None
 
 
 def check_comparable(sides: Sequence[tuple[str, list[dict | None]]]) -> list[str]:
@@ -109,11 +102,8 @@ def compare_runs(
                                    seed)
     run_a, run_b = (rows[0] if len(rows) == 1 else path
                     for rows, path in ((rows_a, run_a), (rows_b, run_b)))
-    budgets = check_comparable(
-        [(str(run_a), [run_record_of(run_a)]), (str(run_b), [run_record_of(run_b)])]
-    )
-    about_a, records_a = load_run(run_a)
-    about_b, records_b = load_run(run_b)
+    (about_a, records_a, record_a), (about_b, records_b, record_b) = map(load_run, (run_a, run_b))
+    budgets = check_comparable([(str(run_a), [record_a]), (str(run_b), [record_b])])
     records_a, records_b = align_records(records_a, records_b)
     scored_a = score_records(records_a, include_trivial)
     scored_b = score_records(records_b, include_trivial)
@@ -136,16 +126,16 @@ def compare_seeded_rows(
     include_trivial: bool, n_resamples: int, seed: int,
 ) -> dict:
     """The leaderboard's comparison of two rows of several seeds each."""
+    loaded = {row: [load_run(run) for run in runs] for row, runs in ((row_a, runs_a),
+                                                                      (row_b, runs_b))}
     budgets = check_comparable(
-        [(str(row), [run_record_of(run) for run in runs])
-         for row, runs in ((row_a, runs_a), (row_b, runs_b))]
+        [(str(row), [run.record for run in runs]) for row, runs in loaded.items()]
     )
     sides = []
-    for path, runs in ((row_a, runs_a), (row_b, runs_b)):
-        loaded = [load_run(run) for run in runs]
-        about = {"path": str(path), **{key: loaded[0][0].get(key) for key in RUN_KEYS[:3]},
-                 "seeds": [about["seed"] for about, _ in loaded]}
-        sides.append((about, seeded_row([records for _, records in loaded], include_trivial)))
+    for path, runs in loaded.items():
+        about = {"path": str(path), **{key: runs[0].about.get(key) for key in RUN_KEYS[:3]},
+                 "seeds": [run.about["seed"] for run in runs]}
+        sides.append((about, seeded_row([run.predictions for run in runs], include_trivial)))
     (about_a, seeded_a), (about_b, seeded_b) = sides
     metrics = compare_seeded(seeded_a, seeded_b, n_resamples, CI_ALPHA, seed)
     return {
@@ -221,8 +211,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _compare(args: dict) -> int:
     try:
-        result = compare_runs(args["run_a"], args["run_b"], args["include_trivial"],
-                              args["resamples"], args["seed"])  # fmt: skip
+        with warnings_printed(COMPARE.prog, on_error=False):  # unsealed: said once
+            result = compare_runs(args["run_a"], args["run_b"], args["include_trivial"],
+                                  args["resamples"], args["seed"])  # fmt: skip
     except (ValueError, OSError) as error:
         return report_error(COMPARE.prog, error)
     print(json.dumps(json_safe(result)) if args["json"] else format_table(result))

@@ -3,7 +3,10 @@ task=order|discrimination [key=value ...]` (`benchmark.cli_parsers.EVALUATE`).
 
 `task=order` decodes the split again from the checkpoint (beam `beam`, default the run's
 test beam) and prints its figures and bootstrap intervals as in `metrics.json`, without
-changing the record; `predictions=FILE` also writes the predictions (docs/design.md, section 3);
+changing the record; `predictions=FILE` also writes the predictions (docs/design.md, section 3).
+FILE must lie outside every run directory (one run never writes into another: a run's
+files belong to its record) and be a file that can be written, which is checked before
+anything is decoded. A long decoding pass says how far it is (`PassProgress`).
 `protocol_seed=N` presents the split as that protocol seed does (other fixed shuffles of the
 same documents), which measures how much a figure depends on the presentation.
 
@@ -17,13 +20,22 @@ etc., their intervals in `ci.<split>` and the settings in `protocol.discriminati
 atomically after everything was computed, so a failure leaves the record as it was. Runs on
 a GPU when one is visible.
 
-Errors (a missing run directory, config, record or checkpoint, a bad argument) print one
-line on stderr and exit with status 2.
+Before anything of the run is used, its record is checked with the files the model is
+loaded from, and the data with the documents the run was made on
+(`benchmark.run.finished_run`; docs/design.md, section 8): a figure out of its range, a file
+changed after the run or other data is refused, naming the file and what differs. The
+figures added by `task=discrimination` are sealed with the record's other parts
+(`benchmark.records.seal.reseal`).
+
+Errors (a missing run directory, config, record or checkpoint, a record that cannot be
+trusted, a read-only run directory, a bad argument or an output that cannot be written)
+print one line on stderr and exit with status 2.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -31,19 +43,22 @@ from pathlib import Path
 
 import torch
 
-from benchmark.cli_options import report_error
+from benchmark.cli_options import report_error, warnings_printed
 from benchmark.cli_parsers import EVALUATE
 from benchmark.evaluation.discrimination import discrimination_records
 from benchmark.metrics.corpus import score_records, summarise
 from benchmark.records.prediction_records import records_from_batch, with_meta
 from benchmark.records.predictions import write_predictions
-from benchmark.records.run_record import read_run_record, write_run_record
+from benchmark.records.run_collection import enclosing_run_dir
+from benchmark.records.run_record import write_run_record
+from benchmark.records.seal import is_sealed, reseal
 from benchmark.run.finished_run import RunError, load_finished_run
 from benchmark.run.lock import RunLockedError, run_lock
-from benchmark.run.stages import dataset_noise
+from benchmark.run.model_builder import dataset_noise
 from benchmark.score import json_safe
 from benchmark.stats.bootstrap import bootstrap_summary
 from benchmark.stats.discrimination_summary import add_to_record
+from benchmark.training.console import PassProgress
 from data.noise import has_noise
 from models.batch import to_device
 
@@ -59,7 +74,8 @@ def evaluate_discrimination(run_dir: Path, split: str, max_permutations: int) ->
     """Discrimination figures of a run's `split`, merged into its record; returns them."""
     if not run_dir.is_dir():
         raise RunError(f"{run_dir}: no such run directory")
-    with run_lock(run_dir):  # the record is rewritten: no launch may train there meanwhile
+    # the record is rewritten: no launch may train there meanwhile
+    with run_lock(run_dir, "the discrimination figures cannot be merged into its record"):
         return _evaluate_discrimination(run_dir, split, max_permutations)
 
 
@@ -75,15 +91,28 @@ def _evaluate_discrimination(run_dir: Path, split: str, max_permutations: int) -
     start = time.perf_counter()
     records = discrimination_records(net, datamodule, split, max_permutations, device)
     seconds = time.perf_counter() - start
-    try:
-        record = read_run_record(run_dir)  # read again: the freshest record is merged into
-    except (OSError, ValueError) as error:
-        raise RunError(str(error)) from None
+    record = run.record  # verified under the lock: the freshest
     figures = add_to_record(
         record, split, records, cfg.bootstrap_resamples, cfg.protocol_seed, max_permutations
     )
-    write_run_record(run_dir, record)
+    write_run_record(run_dir, reseal(record) if is_sealed(record) else record)
     return {"run_dir": str(run_dir), "split": split, **figures, "seconds": round(seconds, 2)}
+
+
+def check_output(path: Path, key: str) -> None:
+    """RunError, one line naming `key`, unless `path` is a file that can be written
+    outside every run directory (a run's files belong to its record: one run never writes
+    into another); checked before anything is computed."""
+    if path.is_dir():
+        raise RunError(f"{key}={path}: a folder, not a file; name the file to write")
+    if (run := enclosing_run_dir(path)) is not None:
+        raise RunError(f"{key}={path}: inside the run directory {run}, whose files belong to "
+                       "its record; write it outside every run directory")
+    folder = next(parent for parent in path.absolute().parents if parent.exists())
+    if not folder.is_dir():
+        raise RunError(f"{key}={path}: {folder} is a file, not a folder")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise RunError(f"{key}={path}: cannot be written ({folder} is read-only)")
 
 
 @torch.no_grad()
@@ -95,15 +124,12 @@ def evaluate_order(
     protocol_seed: int | None = None,
 ) -> dict:
     """Decode a run's `split` again with its best model -> its figures and intervals (the
-    record is left as it is); `predictions` also writes the prediction records there, which
-    must lie outside the run directory (its own `predictions.jsonl` belongs to its record).
-    With `protocol_seed`, the split is presented as that protocol seed presents it: how much
-    a figure depends on the presentation (docs/design.md, section 5)."""
-    if predictions is not None and Path(run_dir).resolve() in Path(predictions).resolve().parents:
-        raise RunError(
-            f"predictions={predictions}: inside the run directory, whose files belong to its "
-            "record; write the re-evaluation elsewhere"
-        )
+    record is left as it is); `predictions` also writes the prediction records there
+    (`check_output`: outside every run directory). With `protocol_seed`, the split is
+    presented as that protocol seed presents it: how much a figure depends on the
+    presentation (docs/design.md, section 5)."""
+    if predictions is not None:
+        check_output(Path(predictions), "predictions")
     run = load_finished_run(run_dir, finished=True)
     cfg, datamodule = run.config, run.datamodule(protocol_seed=protocol_seed)
     beam = run.default_beam_size if beam is None else beam
@@ -112,9 +138,13 @@ def evaluate_order(
     noisy = has_noise(dataset_noise(cfg))
     start = time.perf_counter()
     records = []
-    for batch in datamodule.eval_dataloader(split):
+    loader = datamodule.eval_dataloader(split)
+    progress = PassProgress(f"decoding {split}", len(loader),
+                            lambda line: print(f"{EVALUATE.prog}: {line}", file=sys.stderr))
+    for done, batch in enumerate(loader, 1):
         batch = to_device(batch, device)
         records += records_from_batch(batch, net.decode(batch, beam_size=beam), noisy)
+        progress.step(done)
     seconds = time.perf_counter() - start
     records.sort(key=lambda record: record["id"])
     if predictions is not None:  # as the run wrote its own, each document's meta included
@@ -136,12 +166,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _evaluate(args: dict) -> int:
     try:
-        if args["task"] == "order":
-            result = evaluate_order(args["run"], args["split"], args["beam"], args["predictions"],
-                                    args["protocol_seed"])  # fmt: skip
-        else:
-            result = evaluate_discrimination(args["run"], args["split"], args["max_permutations"])
-    except (RunError, RunLockedError) as error:
+        with warnings_printed(EVALUATE.prog, on_error=False):  # unsealed: said once
+            if args["task"] == "order":
+                result = evaluate_order(args["run"], args["split"], args["beam"],
+                                        args["predictions"], args["protocol_seed"])  # fmt: skip
+            else:
+                result = evaluate_discrimination(args["run"], args["split"],
+                                                 args["max_permutations"])  # fmt: skip
+    except (RunError, RunLockedError, OSError) as error:  # OSError: a file not written
         return report_error(EVALUATE.prog, error)
     print(json.dumps(json_safe(result), indent=2))
     return 0

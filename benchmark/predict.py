@@ -11,8 +11,14 @@ presented to the model in the order given; the ordered text is printed the way i
 Words the run's vocabulary lacks are read as `<unk>`; a note on stderr counts them and
 names the first few (`unknown_words_note`).
 
-Errors (a missing run directory, a run without checkpoint, an empty or unreadable input,
-a bad argument) print one line on stderr and exit with status 2.
+A finished run's record is checked first with the files the model is loaded from
+(`vocab.json`, the checkpoint: `benchmark.run.finished_run`): a file changed after the run
+(two words swapped in the vocabulary would order text differently, silently) is refused
+in one line naming it.
+
+Errors (a missing run directory, a run without checkpoint, a record or file that cannot be
+trusted, an empty or unreadable input, a bad argument) print one line on stderr and exit
+with status 2.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_options import UsageError, report_error, warnings_printed
 from benchmark.cli_parsers import PREDICT
 from benchmark.run.finished_run import RunError, load_finished_run
 from data.sentence_split import split_sentences
@@ -83,7 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _predict(args: dict) -> int:
     try:
         sentences, one_per_line = sentences_of(read_input(args["input"]), args["split"])
-        run = load_finished_run(args["run"])
+        with warnings_printed(PREDICT.prog, on_error=False):  # unsealed: said once
+            run = load_finished_run(args["run"])
         order = run.order(sentences, args["beam"])
     except (UsageError, RunError) as error:
         return report_error(PREDICT.prog, error)

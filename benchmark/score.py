@@ -8,8 +8,10 @@ distractors also `noise_acc` and `n_docs_order`), computed by the same
 `predictions.jsonl` reproduces its `metrics.json`. `bootstrap=N` adds `ci`: a
 percentile-bootstrap interval over documents for every metric (docs/design.md, section 5);
 `breakdowns=true` adds the figures by paragraph length and by categorical meta field.
-NaN (no scorable documents) is printed as null. Bad input: one line on stderr naming the
-file, line, document and reason, and exit status 2.
+NaN (no scorable documents) is printed as null. The `predictions.jsonl` of a run folder is
+checked against the run's sealed record first (docs/design.md, section 8): a file changed
+after the run, or a record with a figure out of its range, is refused. Bad input: one line
+on stderr naming the file, line, document and reason, and exit status 2.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from benchmark.metrics.breakdowns import breakdowns
 from benchmark.metrics.corpus import score_records, summarise
 from benchmark.records.json_values import json_safe
 from benchmark.records.predictions import Prediction, read_predictions
+from benchmark.records.run_predictions import run_record_of
 from benchmark.stats.bootstrap import CI_ALPHA, bootstrap_metrics
 
 
@@ -58,7 +61,9 @@ def score_file(
     seed: int = 0,
     with_breakdowns: bool = False,
 ) -> dict:
-    """Read, validate and score a `predictions.jsonl` (see `score_predictions`)."""
+    """Read, validate and score a `predictions.jsonl` (see `score_predictions`); a run's
+    own file is checked against its record's seal first (`run_record_of`)."""
+    run_record_of(path)
     records = read_predictions(path)
     return score_predictions(records, include_trivial, n_bootstrap, seed, with_breakdowns)
 

@@ -42,15 +42,15 @@ from benchmark.config.resolvers import register_resolvers
 from benchmark.records.atomic_io import FileWriteError
 from benchmark.records.failure import clear_failure, write_failure, write_interruption
 from benchmark.records.json_values import dumps
-from benchmark.records.run_record import (
-    read_run_record,
-)
+from benchmark.records.run_record import RECORD_NAME, read_run_record
+from benchmark.records.seal import UNSEALED, is_sealed
 from benchmark.run.finished_run import damaged_checkpoint
 from benchmark.run.folder import (
     accept_launch,
     close_run_log,
     commit_rerun,
     finish_pending_rerun,
+    remove_dead_rerun,
     remove_if_created,
 )
 from benchmark.run.interruption import RunInterrupted, as_interruption, interruption_signals
@@ -120,19 +120,26 @@ def main(cfg: DictConfig) -> None:
                     finish_pending_rerun(run_dir)
                 plan = plan_run(run_dir, cfg)
                 if plan.action == "skip":
+                    record = read_run_record(run_dir)  # checked by the plan
                     log.info("%s: finished with this config, skipped (rerun=true trains it "
                              "again)", run_dir)
+                    if not is_sealed(record):
+                        log.info("%s: %s", run_dir / RECORD_NAME, UNSEALED)
                     if damaged := damaged_checkpoint(run_dir):
                         log.warning("%s; metrics.json stands, but evaluate and predict need "
                                     "the checkpoint: pass rerun=true to train the run again",
                                     damaged)
-                    record = read_run_record(run_dir)
+                    if lock is not None and (removed := remove_dead_rerun(run_dir)):
+                        log.warning(removed)
                 elif read_only is not None:
                     raise read_only
                 else:
                     accepted = True
-                    if plan.action == "fresh" and plan.work_dir != run_dir:
-                        shutil.rmtree(plan.work_dir, ignore_errors=True)  # an unusable rerun
+                    rerun_left = plan.work_dir != run_dir and plan.work_dir.is_dir()
+                    if plan.action == "fresh" and rerun_left:  # an unusable earlier rerun
+                        log.warning("%s: an earlier rerun there cannot be resumed; removed, "
+                                    "training from scratch", plan.work_dir)
+                        shutil.rmtree(plan.work_dir, ignore_errors=True)
                     run_log = accept_launch(
                         plan.work_dir, cfg, hydra_cfg, first_process=process_rank() == 0
                     )

@@ -3,7 +3,10 @@
 One folder per configuration, ``<root>/<key>/``, where ``key`` hashes the reader's
 fingerprint, the tokenisation/vocabulary settings and ``CACHE_FORMAT_VERSION``. It holds a
 ``DatasetDict`` (per split: ``id``, ``sentences``, ``token_ids`` per sentence, ``meta`` as a
-JSON string, ``source``), ``vocab.json`` and ``manifest.json`` (what the key was made of).
+JSON string, ``source``), ``vocab.json`` and ``manifest.json`` (what the key was made of,
+the documents of each split and the digest of the documents, ``documents_sha256``, which a
+finished run's record holds too: ``stored_documents_sha256`` reads it without loading the
+entry).
 A new entry is written to a temporary folder and renamed into place, so readers never see
 a half-written entry. An entry that cannot be read back whole (a truncated or missing file,
 fewer documents than the manifest counts) is removed with a warning naming it and built
@@ -26,6 +29,7 @@ import datasets
 
 from data.document import Document
 from data.processing import ProcessedData
+from data.splits import SPLIT_NAMES
 from data.vocab import Vocab
 
 log = logging.getLogger(__name__)
@@ -40,6 +44,17 @@ FEATURES = datasets.Features(
         "source": datasets.Value("string"),
     }
 )
+
+
+def documents_sha256(splits: dict[str, list[Document]]) -> str:
+    """The digest of the documents of every split (their split, id, sentences, meta and
+    source): the ``documents_sha256`` of a run's identity (docs/design.md, section 8)."""
+    digest = hashlib.sha256()
+    for split in SPLIT_NAMES:
+        for doc in splits.get(split, []):
+            record = [split, doc.id, doc.sentences, doc.meta, doc.source]
+            digest.update(json.dumps(record, sort_keys=True).encode("utf-8"))
+    return digest.hexdigest()
 
 
 def cache_key(material: dict) -> str:
@@ -89,7 +104,8 @@ def save_processed(data: ProcessedData, directory: Path, material: dict) -> None
         written = directory / "vocab.json"
         data.vocab.save(tmp / "vocab.json")
         written = directory / "manifest.json"
-        manifest = {**material, "n_docs": {s: len(d) for s, d in data.documents.items()}}
+        manifest = {**material, "n_docs": {s: len(d) for s, d in data.documents.items()},
+                    "documents_sha256": documents_sha256(data.documents)}
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
         written = directory
         tmp.rename(directory)
@@ -143,6 +159,18 @@ def _remove(directory: Path) -> str:
         return f"not removed ({error.strerror or error})"
     shutil.rmtree(doomed, ignore_errors=True)
     return "removed"
+
+
+def stored_documents_sha256(root: Path, material: dict) -> str | None:
+    """The ``documents_sha256`` the manifest of the entry for ``material`` holds, read
+    without loading the entry; None when there is no entry, or one written before the
+    manifest held it."""
+    try:
+        manifest = json.loads((root / cache_key(material) / "manifest.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    digest = manifest.get("documents_sha256") if isinstance(manifest, dict) else None
+    return digest if isinstance(digest, str) else None
 
 
 def load_or_build(

@@ -36,7 +36,7 @@ from pathlib import Path
 import pytorch_lightning as pl
 from torch.utils.data import DataLoader
 
-from data.cache import load_or_build
+from data.cache import documents_sha256, load_or_build, stored_documents_sha256
 from data.collate import collate
 from data.dataset import OrderingDataset
 from data.document import Document
@@ -54,16 +54,6 @@ from data.vocab import Vocab
 log = logging.getLogger(__name__)
 
 EVAL_SPLITS = ("valid", "test")
-
-
-def _documents_fingerprint(splits: dict[str, list[Document]]) -> dict:
-    """Content hash, for readers that do not describe themselves with ``fingerprint()``."""
-    digest = hashlib.sha256()
-    for split in SPLIT_NAMES:
-        for doc in splits.get(split, []):
-            record = [split, doc.id, doc.sentences, doc.meta, doc.source]
-            digest.update(json.dumps(record, sort_keys=True).encode("utf-8"))
-    return {"documents_sha256": digest.hexdigest()}
 
 
 def _sha256_lines(rows) -> str:
@@ -154,7 +144,10 @@ class OrderingDataModule(pl.LightningDataModule):
 
     # -- data preparation -----------------------------------------------------------------
 
-    def _load_or_build(self) -> ProcessedData:
+    def _cache_material(self) -> tuple[dict, dict | None]:
+        """(what the processed-data cache keys this data on: the reader's fingerprint and
+        the tokenisation and vocabulary settings; the splits, when the reader had to be read
+        for its fingerprint)."""
         settings = {
             "tokenizer": TOKENIZER_VERSION,
             "min_freq": self.min_freq,
@@ -169,8 +162,11 @@ class OrderingDataModule(pl.LightningDataModule):
             reader_fp = self.reader.fingerprint()
         else:
             read = self.reader.read_splits()
-            reader_fp = _documents_fingerprint(read)
-        material = {"reader": reader_fp, "settings": settings}
+            reader_fp = {"documents_sha256": documents_sha256(read)}
+        return {"reader": reader_fp, "settings": settings}, read
+
+    def _load_or_build(self) -> ProcessedData:
+        material, read = self._cache_material()
 
         def build() -> ProcessedData:
             splits = read if read is not None else self.reader.read_splits()
@@ -185,6 +181,19 @@ class OrderingDataModule(pl.LightningDataModule):
             self.cache_dir, material, build
         )
         return data
+
+    def documents_sha256(self) -> str:
+        """``identity()``'s digest of the documents, cheaply: computed from the documents
+        once set up; else read from the processed-data cache's manifest (the reader's
+        files are hashed for the cache key, no document is loaded); else from the
+        documents, loaded or built and cached (kept for ``setup``)."""
+        if self.vocab is None and self._prepared is None:
+            stored = stored_documents_sha256(self.cache_dir, self._cache_material()[0])
+            if stored is not None:
+                return stored
+            self._prepared = self._load_or_build()
+        return documents_sha256(self.documents if self.vocab is not None
+                                else self._prepared.documents)
 
     def prepare_data(self) -> None:
         """Read, tokenise and cache the dataset (Lightning runs this on one process)."""
@@ -269,7 +278,7 @@ class OrderingDataModule(pl.LightningDataModule):
                 presentation[split] = _sha256_lines(rows)
             self._identity = {
                 "name": self.name,
-                "documents_sha256": _documents_fingerprint(self.documents)["documents_sha256"],
+                "documents_sha256": documents_sha256(self.documents),
                 "presentation_sha256": presentation,
             }
         return self._identity

@@ -1,7 +1,47 @@
-"""Markers of the suite beyond pyproject's `slow`."""
+"""Markers of the suite beyond pyproject's `slow`, and the fixtures every test module may
+use: `launch`, `python -m benchmark.train` in this process."""
+
+from __future__ import annotations
+
+import logging
+import runpy
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+from hydra.core.global_hydra import GlobalHydra
 
 
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "slurm: needs a SLURM cluster (`make slurm-test` stands one up, as root)"
     )
+
+
+# -- `benchmark.train` in this process: a refused launch takes a second, not a subprocess --
+@pytest.fixture
+def launch(tmp_path: Path, monkeypatch, capsys):
+    """`launch(*overrides)` -> (exit status, stderr) of `python -m benchmark.train` with
+    the runs under tmp_path/runs (its stdout: `launch.stdout`)."""
+
+    def run(*overrides: str) -> tuple[int, str]:
+        argv = ["benchmark.train", "logger=csv", *overrides, f"paths.runs={tmp_path / 'runs'}"]
+        monkeypatch.setattr(sys, "argv", argv)
+        root = logging.getLogger()  # Hydra's handlers write to this test's captured streams
+        monkeypatch.setattr(root, "handlers", list(root.handlers))
+        monkeypatch.setattr(root, "level", root.level)
+        try:
+            with warnings.catch_warnings():  # runpy: benchmark.train is imported already
+                warnings.simplefilter("ignore", RuntimeWarning)
+                runpy.run_module("benchmark.train", run_name="__main__")
+            status = 0
+        except SystemExit as exit:
+            status = exit.code
+        finally:
+            GlobalHydra.instance().clear()
+        captured = capsys.readouterr()
+        run.stdout = captured.out
+        return status, captured.err
+
+    return run

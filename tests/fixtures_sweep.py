@@ -60,3 +60,9 @@ def run_dir_for(runs: Path, *args: str) -> Path:
 
     cfg = compose_config([*args, f"paths.runs={runs}"], return_hydra_config=True)
     return Path(OmegaConf.select(cfg, "hydra.run.dir"))
+
+
+def error_lines(stderr: str) -> list[str]:
+    """The `error:` lines of a launch's stderr; fails on a traceback."""
+    assert "Traceback" not in stderr, stderr[-3000:]
+    return [line for line in stderr.splitlines() if line.startswith("error:")]

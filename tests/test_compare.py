@@ -11,13 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fixtures_runs import write_run
+from fixtures_runs import write_record, write_run
 from scipy.stats import wilcoxon
 
 from benchmark.compare import DOCUMENTS_ONLY, SEEDS_AND_DOCUMENTS, compare_runs, main
 from benchmark.metrics.corpus import score_documents, score_records
 from benchmark.records.predictions import write_predictions
-from benchmark.records.run_record import PREDICTIONS_NAME, write_run_record
+from benchmark.records.run_record import PREDICTIONS_NAME
 from benchmark.score import score_file
 from benchmark.stats.bootstrap import bootstrap_ci
 from benchmark.stats.paired import PairingError, align_records, paired_test
@@ -49,7 +49,7 @@ def system_records(count, skill, seed, noisy=False):
 def make_run(root: Path, model: str, records) -> Path:
     run_dir = root / model
     write_predictions(run_dir / PREDICTIONS_NAME, records)
-    write_run_record(run_dir, {"model": model, "dataset": "fab", "variant": "base", "seed": 0})
+    write_record(run_dir, {"model": model, "dataset": "fab", "variant": "base", "seed": 0})
     return run_dir
 
 

@@ -5,15 +5,15 @@ clipped to the metric's range."""
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import numpy as np
 import pytest
-from fixtures_runs import write_run
+from fixtures_runs import edit_record, write_run
 
-from benchmark.metrics.corpus import metric_range, score_records
+from benchmark.metrics.corpus import score_records
+from benchmark.metrics.directions import metric_range
 from benchmark.records.predictions import read_predictions
 from benchmark.records.run_collection import collect_runs
 from benchmark.report.cross_validation import (
@@ -30,10 +30,7 @@ SIZES = [6, 5, 5, 4, 6, 5, 4, 5, 6, 4]  # held-out articles per fold
 
 
 def patch_record(run_dir: Path, update) -> None:
-    path = run_dir / "metrics.json"
-    record = json.loads(path.read_text())
-    update(record)
-    path.write_text(json.dumps(record))
+    edit_record(run_dir, update)
 
 
 def cv_run(
@@ -146,6 +143,7 @@ def test_an_article_held_out_by_two_folds_is_refused(tmp_path: Path):
     run_dir = cv_run(tmp_path, 1)
     predictions = run_dir / "predictions.jsonl"
     predictions.write_text(predictions.read_text().replace("train1-", "train0-"))
+    edit_record(run_dir, lambda record: None)  # as the run would have sealed it
     with pytest.raises(PoolingError, match="held out by fold 0 and fold 1"):
         pool_folds(collect_runs(tmp_path), "tau", n_resamples=50)
 

@@ -10,16 +10,14 @@ import errno
 import io
 import json
 import logging
-import runpy
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
 import torch
 from fixtures_data import small_jsonl_splits, write_jsonl_dataset
-from hydra.core.global_hydra import GlobalHydra
-from hydra.utils import instantiate
+from fixtures_runs import write_untrained_run
+from fixtures_sweep import error_lines
 from omegaconf import OmegaConf, open_dict
 
 from benchmark.config.checks import ConfigError, check_config
@@ -31,40 +29,6 @@ RUN_OVERRIDES = ("dataset=synthetic", "+experiment=tiny")  # of the `run_dir` fi
 
 def no_space(*args, **kwargs):
     raise OSError(errno.ENOSPC, "No space left on device")
-
-
-# -- `benchmark.train` in this process: a refused launch takes a second, not a subprocess --
-@pytest.fixture
-def launch(tmp_path: Path, monkeypatch, capsys):
-    """`launch(*overrides)` -> (exit status, stderr) of `python -m benchmark.train` with
-    the runs under tmp_path/runs (its stdout: `launch.stdout`)."""
-
-    def run(*overrides: str) -> tuple[int, str]:
-        argv = ["benchmark.train", "logger=csv", *overrides, f"paths.runs={tmp_path / 'runs'}"]
-        monkeypatch.setattr(sys, "argv", argv)
-        root = logging.getLogger()  # Hydra's handlers write to this test's captured streams
-        monkeypatch.setattr(root, "handlers", list(root.handlers))
-        monkeypatch.setattr(root, "level", root.level)
-        try:
-            with warnings.catch_warnings():  # runpy: benchmark.train is imported already
-                warnings.simplefilter("ignore", RuntimeWarning)
-                runpy.run_module("benchmark.train", run_name="__main__")
-            status = 0
-        except SystemExit as exit:
-            status = exit.code
-        finally:
-            GlobalHydra.instance().clear()
-        captured = capsys.readouterr()
-        run.stdout = captured.out
-        return status, captured.err
-
-    return run
-
-
-def error_lines(stderr: str) -> list[str]:
-    """The `error:` lines of stderr; fails on a traceback."""
-    assert "Traceback" not in stderr, stderr[-3000:]
-    return [line for line in stderr.splitlines() if line.startswith("error:")]
 
 
 def check(overrides: list[str]) -> None:
@@ -445,27 +409,7 @@ def test_prepare_fails_when_it_cannot_cache(tmp_path: Path, monkeypatch, capsys)
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:
     """A finished run as `benchmark.train` leaves it, its model untrained (no training)."""
-    from fixtures_sweep import run_dir_for
-
-    from benchmark.records.run_record import write_run_record
-    from benchmark.run.model_builder import build_net
-    from data.processing import process
-
-    cfg = compose_config(["logger=csv", *RUN_OVERRIDES, f"paths.runs={tmp_path / 'runs'}"])
-    run_dir = run_dir_for(tmp_path / "runs", "logger=csv", *RUN_OVERRIDES)
-    (run_dir / ".hydra").mkdir(parents=True)
-    (run_dir / ".hydra" / "config.yaml").write_text(OmegaConf.to_yaml(cfg))
-    vocab = process(instantiate(cfg.dataset.reader).read_splits()).vocab
-    (run_dir / "vocab.json").write_text(vocab.to_json())
-    net = build_net(cfg, len(vocab), None)
-    (run_dir / "checkpoints").mkdir()
-    torch.save({"state_dict": {f"net.{k}": v for k, v in net.state_dict().items()},
-                "epoch": 0, "global_step": 1}, run_dir / "checkpoints" / "best.ckpt")
-    config = OmegaConf.to_container(cfg)
-    config.pop("logger")  # an interpolation of Hydra's runtime
-    config = OmegaConf.to_container(OmegaConf.create(config), resolve=True)  # as runs store it
-    write_run_record(run_dir, {"config": config, "split": {"test": {}}})
-    return run_dir
+    return write_untrained_run(tmp_path / "runs", *RUN_OVERRIDES)
 
 
 def test_a_malformed_run_record_is_one_line_saying_how_to_go_on(run_dir: Path, launch):

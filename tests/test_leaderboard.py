@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from fixtures_runs import write_run
+from fixtures_runs import edit_record, write_record, write_run
 from scipy import stats
 
 from benchmark.metrics.directions import LOWER_IS_BETTER
 from benchmark.metrics.order import ORDER_METRICS
 from benchmark.records.run_collection import RunCollectionWarning, collect_runs
-from benchmark.records.run_record import write_run_record
+from benchmark.records.seal import SEAL_KEY
 from benchmark.report.leaderboard import (
     MAIN_METRICS,
     LeaderboardWarning,
@@ -34,7 +34,8 @@ def clone_run(source: Path, runs: Path, variant: str) -> Path:
     target = runs / record["dataset"] / record["model"] / variant / source.name
     target.mkdir(parents=True)
     shutil.copy(source / "predictions.jsonl", target / "predictions.jsonl")
-    write_run_record(target, {**record, "variant": variant})
+    record.pop(SEAL_KEY)
+    write_record(target, {**record, "variant": variant})
     return target
 
 
@@ -229,8 +230,7 @@ def test_wandb_gets_the_table_offline(tmp_path: Path, monkeypatch):
 
 def test_records_without_optional_figures_still_make_a_row(tmp_path: Path):
     run_dir = write_run(tmp_path, "han", 0, quality=0.7)
-    record = json.loads((run_dir / "metrics.json").read_text())
-    write_run_record(run_dir, {k: v for k, v in record.items() if k not in ("n_params", "ci")})
+    edit_record(run_dir, lambda record: (record.pop("n_params"), record.pop("ci")))
     with pytest.warns(LeaderboardWarning, match="brown: 1 seed per row"):
         table = build_leaderboard(collect_runs(tmp_path), n_resamples=100)
     row = table.iloc[0]
@@ -244,8 +244,7 @@ def test_records_without_optional_figures_still_make_a_row(tmp_path: Path):
 
 
 def set_record(run_dir: Path, **changes) -> None:
-    record = json.loads((run_dir / "metrics.json").read_text())
-    write_run_record(run_dir, {**record, **changes})
+    edit_record(run_dir, lambda record: record.update(changes))
 
 
 def test_reference_is_chosen_on_valid_not_test_or_named(tmp_path: Path):
@@ -285,7 +284,7 @@ def test_figures_that_are_not_ranked_are_never_bold(tmp_path: Path):
         for preset, quality, ties in (("random", 0.0, 1.0), ("han", 0.8, 0.0)):
             run_dir = write_run(tmp_path / "runs", preset, seed, quality=quality)
             test = json.loads((run_dir / "metrics.json").read_text())["split"]["test"]
-            set_record(run_dir, split={"test": {**test, "disc_acc": 1 - ties - 0.1 * seed,
+            set_record(run_dir, split={"test": {**test, "disc_acc": (1 - ties) * (1 - 0.1 * seed),
                                                 "disc_ties_frac": ties, "disc_ties": 30},
                                        "valid": test})
     assert main([f"runs={tmp_path / 'runs'}", f"out={tmp_path / 'out'}", "resamples=100"]) == 0
@@ -325,6 +324,8 @@ def test_the_default_output_is_beside_the_runs_never_the_committed_results(
     committed = tmp_path / "results" / "leaderboard.md"
     committed.parent.mkdir()
     committed.write_text("committed\n")
+    (tmp_path / "results" / "plots").mkdir()
+    (tmp_path / "results" / "plots" / "a.png").write_bytes(b"png")  # another report's
     write_run(tmp_path / "runs", "han", 0, quality=0.7)
     assert main(["resamples=100"]) == 0
     assert committed.read_text() == "committed\n"
@@ -332,4 +333,5 @@ def test_the_default_output_is_beside_the_runs_never_the_committed_results(
     assert "runs/reports/leaderboard.csv" in capsys.readouterr().out
     assert main(["runs=runs", "out=results", "resamples=100"]) == 0  # asked for
     assert committed.read_text().startswith("# Leaderboard")
+    assert (tmp_path / "results" / "plots" / "a.png").read_bytes() == b"png"  # carried over
     assert len(collect_runs(tmp_path / "runs")) == 1  # the reports folder is no run

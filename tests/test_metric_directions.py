@@ -8,6 +8,7 @@ from benchmark.metrics.directions import (
     DIRECTIONS,
     HIGHER,
     LOWER,
+    METRIC_RANGES,
     NOT_RANKED,
     direction,
     is_better,
@@ -24,6 +25,7 @@ def test_every_figure_the_suite_writes_is_declared():
     figures |= {key for key, value in noisy.items() if isinstance(value, (int, float))}
     assert figures - set(DIRECTIONS) == set()
     assert set(DIRECTIONS.values()) == {HIGHER, LOWER, NOT_RANKED}
+    assert set(DIRECTIONS) - set(METRIC_RANGES) == set()  # and its range, beside it
 
 
 def test_counts_and_ties_are_not_ranked():

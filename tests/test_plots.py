@@ -7,14 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fixtures_runs import write_run
+from fixtures_runs import edit_record, write_run
 from matplotlib.container import ErrorbarContainer
 from PIL import Image
 
 from benchmark.metrics.breakdowns import length_bucket
 from benchmark.records.run_collection import collect_runs
-from benchmark.records.run_predictions import load_run
-from benchmark.records.run_record import write_run_record
 from benchmark.report.ablation_studies import ablation_studies
 from benchmark.report.ablations import ablation_levels, compared_levels, factor_value
 from benchmark.report.plot_style import PRESET_COLOURS, preset_colour
@@ -54,14 +52,15 @@ RELEASED_RUN_SETTINGS = (  # variant -> a setting of the run config outside mode
 
 def set_config(run_dir: Path, dotted: str, value) -> None:
     """Put `value` at `dotted` in the run record's config."""
-    path = run_dir / "metrics.json"
-    record = json.loads(path.read_text())
-    *parents, leaf = dotted.split(".")
-    node = record["config"]
-    for part in parents:
-        node = node.setdefault(part, {})
-    node[leaf] = value
-    path.write_text(json.dumps(record))
+
+    def update(record: dict) -> None:
+        *parents, leaf = dotted.split(".")
+        node = record["config"]
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+
+    edit_record(run_dir, update)
 
 
 def study(name: str):
@@ -184,7 +183,7 @@ def test_breakdowns_come_from_the_record_or_else_from_the_predictions(tmp_path: 
     stored = json.loads((run_dir / "metrics.json").read_text())
     (run,) = collect_runs(tmp_path)
     assert run_breakdowns(run) == stored["breakdowns"]["test"]
-    write_run_record(run_dir, {k: v for k, v in stored.items() if k != "breakdowns"})
+    edit_record(run_dir, lambda record: record.pop("breakdowns"))
     (run,) = collect_runs(tmp_path)
     recomputed = run_breakdowns(run)
     assert recomputed["length"].keys() == stored["breakdowns"]["test"]["length"].keys()
@@ -197,10 +196,8 @@ def test_plots_without_their_runs_are_skipped_with_a_note(tmp_path: Path):
     write_run(tmp_path / "runs", "lstm_ptrnet", 0, 0.7, variant="ablation_only")
     write_run(tmp_path / "runs", "han", 0, 0.7, variant="blocks_1")  # conf/ablation/: a study's
     (tmp_path / "runs/brown/lstm_ptrnet/ablation_only/seed_0/predictions.jsonl").unlink()
-    record = json.loads((tmp_path / "runs/brown/lstm_ptrnet/ablation_only/seed_0/metrics.json")
-                        .read_text())
-    write_run_record(tmp_path / "runs/brown/lstm_ptrnet/ablation_only/seed_0",
-                     {k: v for k, v in record.items() if k != "breakdowns"})
+    edit_record(tmp_path / "runs/brown/lstm_ptrnet/ablation_only/seed_0",
+                lambda record: record.pop("breakdowns"))
     written, notes = make_plots(collect_runs(tmp_path / "runs"), tmp_path / "plots")
     assert set(written) == {"brown_main_metrics_ablation_only"}
     assert ("brown_main_metrics: skipped, no run with variant=base (drawn for ablation_only)"
@@ -260,7 +257,7 @@ def test_every_breakdown_bar_has_an_interval_over_its_documents(tmp_path: Path, 
         assert figure.n_docs == stored[0][bucket]["n_docs"]
     # one seed: the bootstrap of the bucket's documents, as the run's own intervals are made
     (lstm,) = [run for run in runs if run.preset == "lstm_ptrnet"]
-    records = load_run(lstm.path)[1]
+    records = lstm.predictions()
     bucket = next(iter(bucket_figures([lstm], field)[0]))
     members = [r for r in records if bucket == (
         length_bucket(len(r["gold"])) if field == "length" else r["meta"]["genre"])]

@@ -3,11 +3,11 @@ shuffled paragraph with a tiny trained run."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import pytest
+from fixtures_runs import edit_record
 from fixtures_sweep import run_dir_of
 from test_train_e2e import train
 
@@ -110,14 +110,17 @@ def test_the_note_names_a_few_words_and_counts_the_rest():
     assert unknown_words_note(words, 40).endswith("'w0', 'w1', 'w2', 'w3', 'w4' and 3 more")
 
 
+def unreadable_dataset(record: dict) -> None:
+    """The run's own config, its dataset's reader one that cannot be built."""
+    record["config"]["dataset"]["reader"]["_target_"] = "no.such.Reader"
+
+
 def test_a_vocabulary_saved_in_the_run_replaces_the_dataset(run_dir: Path, paragraph, tmp_path):
     from_data = load_finished_run(run_dir)
     copy = tmp_path / "run"
     shutil.copytree(run_dir, copy)
     from_data.vocab.save(copy / VOCAB_NAME)
-    record = json.loads((copy / "metrics.json").read_text())  # the run's own config
-    record["config"]["dataset"]["reader"]["_target_"] = "no.such.Reader"  # not needed now
-    (copy / "metrics.json").write_text(json.dumps(record))
+    edit_record(copy, unreadable_dataset)  # as a run of a dataset not needed now
     from_copy = load_finished_run(copy)
     assert from_copy.vocab.itos == from_data.vocab.itos
     assert from_copy.order(paragraph, 2) == from_data.order(paragraph, 2)
@@ -133,9 +136,7 @@ def test_errors_are_one_line_with_exit_status_2(run_dir: Path, tmp_path: Path, c
     no_dataset = tmp_path / "no_dataset"  # no vocab.json and a dataset that cannot be read
     shutil.copytree(run_dir, no_dataset)
     (no_dataset / VOCAB_NAME).unlink()
-    record = json.loads((no_dataset / "metrics.json").read_text())  # the run's own config
-    record["config"]["dataset"]["reader"]["_target_"] = "no.such.Reader"
-    (no_dataset / "metrics.json").write_text(json.dumps(record))
+    edit_record(no_dataset, unreadable_dataset)
     cases = {
         "the vocabulary cannot be rebuilt": [f"run={no_dataset}", f"input={text}"],
         "no such run directory": [f"run={tmp_path / 'missing'}", f"input={text}"],

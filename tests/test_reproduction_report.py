@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import shutil
 from pathlib import Path
@@ -25,18 +24,20 @@ from studies.selection_noise.selection_noise import (
     valid_curve,
 )
 from studies.selection_noise.selection_noise import main as noise_main
-from tests.fixtures_runs import write_run
+from tests.fixtures_runs import edit_record, write_run
 
 
 def add_discrimination(run_dir: Path, acc: float, published: bool) -> None:
     """The discrimination figures and their interval, as `benchmark.train` adds them."""
-    path = run_dir / "metrics.json"
-    record = json.loads(path.read_text())
-    record["split"]["test"] |= {"disc_acc": acc, "disc_n_pairs": 1986, "disc_ties": 0}
-    record["ci"]["test"]["disc_acc"] = {"mean": acc, "ci_low": acc - 0.01, "ci_high": acc + 0.01}
     source = {"source": "published", "n_pairs": 1986} if published else {"source": "own"}
-    record["protocol"] = {"discrimination": {"permutations": source}}
-    path.write_text(json.dumps(record))
+
+    def update(record: dict) -> None:
+        record["split"]["test"] |= {"disc_acc": acc, "disc_n_pairs": 1986, "disc_ties": 0}
+        record["ci"]["test"]["disc_acc"] = {"mean": acc, "ci_low": acc - 0.01,
+                                            "ci_high": acc + 0.01}
+        record["protocol"] = {"discrimination": {"permutations": source}}
+
+    edit_record(run_dir, update)
 
 
 def add_training(
@@ -50,17 +51,18 @@ def add_training(
     `zero_based`, a log of before: counted from 0, ending with the re-evaluation of the best
     epoch as one epoch more)."""
     max_epochs, patience = budget
-    path = run_dir / "metrics.json"
-    record = json.loads(path.read_text())
-    record["config"] |= {"trainer": {"max_epochs": max_epochs},
-                         "early_stopping": {"patience": patience}}  # fmt: skip
     stopped_by = "max_epochs" if len(curve) == max_epochs else "early_stopping"
-    record |= {"epochs": len(curve), "best_epoch": best, "stopped_by": stopped_by}
     selected = curve[best - 1]
-    record["split"]["valid"] = {"tau": selected, "n_docs": 10}
-    record["ci"]["valid"] = {"tau": {"mean": selected, "ci_low": selected - ci,
-                                     "ci_high": selected + ci}}  # fmt: skip
-    path.write_text(json.dumps(record))
+
+    def update(record: dict) -> None:
+        record["config"] |= {"trainer": {"max_epochs": max_epochs},
+                             "early_stopping": {"patience": patience}}  # fmt: skip
+        record |= {"epochs": len(curve), "best_epoch": best, "stopped_by": stopped_by}
+        record["split"]["valid"] = {"tau": selected, "n_docs": 10}
+        record["ci"]["valid"] = {"tau": {"mean": selected, "ci_low": selected - ci,
+                                         "ci_high": selected + ci}}  # fmt: skip
+
+    edit_record(run_dir, update)
     rows = ["epoch,step,train/loss,val/tau,test/tau"]
     first = 0 if zero_based else 1
     rows += [f"{epoch},{5 * epoch + 4},,{value}," for epoch, value in enumerate(curve, first)]
@@ -269,10 +271,8 @@ def ablations(budgets: Path) -> Path:
     add_training(run_dir, SHORT, 2, (30, 8))
     run_dir = write_run(budgets, "attordernet", 0, 0.6, "accident", "resplit_e60")
     add_training(run_dir, SHORT, 2, (60, 8))
-    path = run_dir / "metrics.json"
-    record = json.loads(path.read_text())
-    record["config"]["dataset"]["path"] = "/work/resplit/accident"
-    path.write_text(json.dumps(record))
+    edit_record(run_dir, lambda record: record["config"]["dataset"].update(
+        path="/work/resplit/accident"))
     run_dir = write_run(budgets, "pairwise_tsort", 0, 0.95, "accident", "repro_e60")
     add_discrimination(run_dir, 0.98, True)
     add_training(run_dir, SHORT, 2, (60, 8))

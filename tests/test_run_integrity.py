@@ -6,7 +6,6 @@ launch with a non-zero status as a resumable interruption."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import pickle
@@ -18,27 +17,21 @@ from pathlib import Path
 
 import pytest
 from fixtures_data import write_jsonl_dataset
+from fixtures_runs import tree_digest
 from fixtures_sweep import ROOT, TINY_LSTM, cli_env, run_dir_of, run_train, train_command
 
 from benchmark.config.compose import compose_config
 from benchmark.config.identity import config_id
 from benchmark.config.prelaunch import prelaunch_problems
+from benchmark.records.seal import SEAL_KEY, SEALED_FILES, verify
 from benchmark.run.folder import RERUN_DIR, commit_rerun, finish_pending_rerun
 from benchmark.run.lock import RunLock, RunLockedError
 from benchmark.sweep.summary import INTERRUPTED, run_state
 from benchmark.training.checkpoints import DamagedCheckpointError, read_checkpoint_position
+from data.readers.content_hash import file_sha256
 
 ROW = "synthetic/lstm_ptrnet/base"
 FINISHED = (*TINY_LSTM, "trainer.max_epochs=3", "evaluate_discrimination=false")
-
-
-def tree_digest(folder: Path) -> dict[str, str]:
-    """Every file under `folder` (relative path -> sha256 of its bytes)."""
-    return {
-        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(folder.rglob("*"))
-        if path.is_file()
-    }
 
 
 def record(run_dir: Path) -> dict:
@@ -132,6 +125,14 @@ def test_a_copied_or_moved_run_resumes_and_evaluates_as_itself(finished: Path, t
     assert json.loads(evaluated.stdout)["tau"] == expected["test"]["tau"]
 
 
+def test_a_finished_run_seals_its_record_with_its_files(finished: Path):
+    run_dir = run_dir_of(finished, ROW)
+    stored = record(run_dir)
+    assert stored[SEAL_KEY]["files"] == {name: file_sha256(run_dir / name) for name in SEALED_FILES}
+    assert set(stored[SEAL_KEY]["record"]) == set(stored) - {SEAL_KEY}
+    assert verify(run_dir, stored, SEALED_FILES)  # every part and file as sealed
+
+
 def test_a_finished_run_keeps_its_selected_checkpoint_and_drops_the_resume_one(tmp_path: Path):
     one_epoch = (*TINY_LSTM, "trainer.max_epochs=1", "evaluate_discrimination=false")
     result = run_train(tmp_path, *one_epoch)
@@ -182,9 +183,12 @@ def test_a_failed_rerun_keeps_the_finished_record(tmp_path: Path):
     assert failed.returncode != 0
     assert {n: (run_dir / n).read_bytes() for n in kept} == kept
     assert run_state(run_dir).state == "failed"
-    skipped = run_train(runs, *args)  # the original command: the old record, no conflict
-    assert skipped.returncode == 0 and "skipped" in skipped.stdout + skipped.stderr
+    refused = run_train(runs, *args)  # the original command: its data changed since the run
+    assert refused.returncode == 1 and f"error: {test_file}:13: " in refused.stderr
+    assert {n: (run_dir / n).read_bytes() for n in kept} == kept
     test_file.write_text(good)
+    skipped = run_train(runs, *args)  # the data it was made on: skipped, the old record
+    assert skipped.returncode == 0 and "skipped" in skipped.stdout + skipped.stderr
     rerun = run_train(runs, *args, "rerun=true")
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert record(run_dir)["finished_at"] >= json.loads(kept["metrics.json"])["finished_at"]

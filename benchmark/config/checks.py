@@ -15,9 +15,15 @@
   no other: `net_preset`) and its settings of the types and within the ranges that preset
   declares (`models.registry.preset_settings`, the ranges in `models.hyperparameters`),
   the published permutations' folder and the word vectors' file, all met later otherwise;
+- `selection_problems`: `early_stopping.monitor` must be a valid figure the run logs and
+  that is better when higher (the checkpoint with the highest value is kept): selection on
+  test, or on a key nothing logs, would fail after an epoch or select on test;
 - `check_scorable_splits`: once the data is loaded, a valid or test split where no document
   can be scored (all of one sentence, left out by the trivial policy) would give NaN
-  figures and select an arbitrary checkpoint.
+  figures and select an arbitrary checkpoint;
+- `check_document_sizes`: once the data is loaded, documents longer than
+  `max_document_sentences` are named, with what to set, before anything is trained:
+  decoding them takes time and memory the user did not expect.
 
 Every problem is one line naming the key (or dataset and split); `ConfigError` holds them.
 """
@@ -35,10 +41,12 @@ from hydra.utils import get_object
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from benchmark.config.resolvers import GPU_ACCELERATORS
+from benchmark.config.resolvers import GPU_ACCELERATORS, VALID_PREFIX
 from benchmark.config.run_path import path_problems
-from benchmark.config.threads import AUTO
-from data.noise import noise_setting
+from benchmark.config.threads import AUTO, thread_count_problem
+from benchmark.metrics.corpus import corpus_metric_keys
+from benchmark.metrics.directions import HIGHER, direction
+from data.noise import has_noise, noise_setting
 from data.tokenize import tokenizer_named
 from models.hyperparameters import setting_problems
 from models.registry import Preset, preset_names, preset_of, preset_settings
@@ -61,6 +69,7 @@ SETTINGS = {
     "bootstrap_resamples": ("int", 1, False),
     "test_shuffles": ("int", 1, False),
     "cpu_threads": ("int", 1, True),
+    "max_document_sentences": ("int", 2, True),
     "compile": ("bool", None, False),
     "early_stopping.patience": ("int", 0, True),
     "model.optimizer.lr": ("number", 0, False),  # inf is let through: the NaN guard stops it
@@ -73,8 +82,8 @@ SETTINGS = {
 # keys that code reads with `.get` and a config may lack (a `+` override may add them)
 OPTIONAL_KEYS = frozenset({
     "cpu_threads", "compile", "rerun", "keep_last_checkpoint", "dataset.noise", "model.embeddings",
-    "model.embedding_dim", "model.optimizer", "model.scheduler", "test_shuffles", "variant_tag",
-    "verbose",
+    "max_document_sentences", "model.embedding_dim", "model.optimizer", "model.scheduler",
+    "test_shuffles", "variant_tag", "verbose",
 })
 _OPTIMIZER_KEYS = frozenset({"model.optimizer.lr"})
 _HYDRA_ARGS = frozenset({"_target_", "_partial_", "_args_", "_recursive_", "_convert_"})
@@ -131,6 +140,8 @@ def value_problems(cfg: DictConfig) -> list[str]:
         if key == "cpu_threads" and value == AUTO:
             continue  # the cores the job was given (benchmark.config.threads)
         problem = _value_problem(key, value, kind, low, nullable)
+        if problem is None and key == "cpu_threads":
+            problem = thread_count_problem(value)
         if problem:
             problems.append(problem)
     noise = _select(cfg, "dataset.noise")
@@ -250,6 +261,28 @@ def check_config(
         problems += key_problems(cfg, overrides, compose, choices)
     if problems:
         raise ConfigError("\n".join(problems))
+
+
+def check_document_sizes(dataset: str, documents: dict, limit: int | None) -> None:
+    """ConfigError naming the documents of more than `limit` sentences (None: no limit),
+    and what to set to train on them anyway."""
+    if limit is None:
+        return
+    long = [(split, doc) for split, docs in documents.items() for doc in docs if len(doc) > limit]
+    if not long:
+        return
+    longest = max(len(doc) for _, doc in long)
+    named = ", ".join(f"{split} {doc.id!r}: {len(doc)}" for split, doc in long[:_NAMED_DOCS])
+    more = f" and {len(long) - _NAMED_DOCS} more" if len(long) > _NAMED_DOCS else ""
+    raise ConfigError(
+        f"dataset {dataset!r}: {len(long)} document{'s' if len(long) > 1 else ''} of more than "
+        f"max_document_sentences={limit} sentences ({named}{more}); decoding grows with the "
+        f"square of a document's sentences or faster: set max_document_sentences={longest} "
+        "to train on them anyway, or leave them out of the data"
+    )
+
+
+_NAMED_DOCS = 3  # long documents a refusal names
 
 
 def check_scorable_splits(dataset: str, documents: dict, include_trivial: bool,
@@ -415,9 +448,38 @@ def embedding_problems(cfg: DictConfig) -> list[str]:
     return [f"model.embeddings: {problem}"] if problem else []
 
 
+def selection_problems(cfg: DictConfig) -> list[str]:
+    """`early_stopping.monitor` that is not a valid figure the run logs (`val/<metric>`,
+    `benchmark.metrics.corpus.corpus_metric_keys`) and better when higher: checkpoints are
+    selected and training stopped on valid only (docs/design.md, section 5), keeping the
+    highest value."""
+    monitor = _value_or_absent(cfg, "early_stopping.monitor")
+    noise = _value_or_absent(cfg, "dataset.noise")
+    try:
+        noisy = has_noise(noise_setting(0 if noise is _ABSENT else noise))
+    except ValueError:
+        return []  # a bad noise setting: said by `value_problems`
+    if monitor is _ABSENT:
+        return []
+    logged = [f"{VALID_PREFIX}/{key}" for key in corpus_metric_keys(noisy)]
+    usable = [key for key in logged if direction(key.partition("/")[2]) == HIGHER]
+    if monitor in usable:
+        return []
+    choices = f"use one of {', '.join(usable)}"
+    split = str(monitor).partition("/")[0]
+    if split != VALID_PREFIX:
+        reason = ("does not select on the valid split: checkpoints are selected and training "
+                  "stopped on valid figures only (docs/design.md, section 5)")
+    elif monitor in logged:
+        reason = "is better when lower, but the checkpoint with the highest value is kept"
+    else:
+        reason = "is not a figure the run logs"
+    return [f"early_stopping.monitor: {monitor!r} {reason}; {choices}"]
+
+
 def run_setting_problems(cfg: DictConfig) -> list[str]:
     """One line per problem of `seed_problems`, `accelerator_problems`, `model_problems`,
-    `discrimination_problems` and `embedding_problems` (the run directory's components:
-    `benchmark.config.run_path`)."""
+    `discrimination_problems`, `embedding_problems` and `selection_problems` (the run
+    directory's components: `benchmark.config.run_path`)."""
     return seed_problems(cfg) + accelerator_problems(cfg) + model_problems(cfg) \
-        + discrimination_problems(cfg) + embedding_problems(cfg)
+        + discrimination_problems(cfg) + embedding_problems(cfg) + selection_problems(cfg)

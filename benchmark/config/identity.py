@@ -39,6 +39,7 @@ IGNORED_KEYS = (
     "logger",  # where curves go (W&B, CSV); never what is trained or scored
     "rerun",  # the switch that forces a new run itself
     "keep_last_checkpoint",  # what a finished run keeps on disk; never its figures
+    "max_document_sentences",  # a refusal of unexpected sizes; never what is computed
     "verbose",  # what the console shows
     "trainer.enable_progress_bar",
     "trainer.log_every_n_steps",

@@ -32,6 +32,7 @@ from data.noise import has_noise, noise_label
 from data.paths import CACHE_ROOT
 
 GPU_ACCELERATORS = ("gpu", "cuda")
+VALID_PREFIX = "val"  # the valid split's logged figures: `val/tau` (docs/design.md, section 7)
 
 
 def tasks_per_node(devices) -> int:
@@ -64,7 +65,7 @@ def selection_metric(noise) -> str:
     """`val/tau`; with distractors `val/pm_f`: tau only counts the documents whose kept
     sentences are exactly the gold ones (NaN while there is none), pm_f counts every
     document and rewards both the order and leaving the distractors out."""
-    return "val/pm_f" if has_noise(noise) else "val/tau"
+    return f"{VALID_PREFIX}/{'pm_f' if has_noise(noise) else 'tau'}"
 
 
 def cache_dir(name: str) -> str:

@@ -6,7 +6,9 @@ Its named components come from the config (`dataset.label`, `model.name`, `varia
 must be one plain folder name: not empty, no path separator, not `.` or `..`, not hidden
 (a leading `.`: collectors skip hidden folders), no surrounding spaces or unprintable
 character. Otherwise
-`variant=../../x` or `model.name=..` would write runs outside `paths.runs`.
+`variant=../../x` or `model.name=..` would write runs outside `paths.runs`. The same holds
+for `paths.dataset`, the dataset's folder (by default the label with the noise setting),
+when it is set directly: `paths.dataset=../../x` would place the run beside `paths.runs`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from collections.abc import Mapping
 from omegaconf import DictConfig, OmegaConf
 
 PATH_COMPONENTS = ("dataset.label", "model.name", "variant")
+# a component made of those above unless set directly (then checked like them)
+DERIVED_COMPONENTS = ("paths.dataset",)
 _MAX_LENGTH = 120
 
 
@@ -48,7 +52,23 @@ def path_problems(cfg: DictConfig | Mapping) -> list[str]:
         problem = component_problem(_source(cfg, key), value)
         if problem:
             problems.append(problem)
+    for key in DERIVED_COMPONENTS:
+        value = _set_directly(cfg, key)
+        if value is not None and (problem := component_problem(key, value)):
+            problems.append(problem)
     return problems
+
+
+def _set_directly(cfg, key: str):
+    """The value of `key` when it is given as such (not an interpolation of the checked
+    components), else None."""
+    if not OmegaConf.is_config(cfg):
+        return _get(cfg, key)
+    parent, _, leaf = key.rpartition(".")
+    node = OmegaConf.select(cfg, parent) if parent else cfg
+    if isinstance(node, DictConfig) and leaf in node and not OmegaConf.is_interpolation(node, leaf):
+        return node[leaf]
+    return None
 
 
 def _source(cfg, key: str) -> str:

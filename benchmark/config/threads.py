@@ -24,6 +24,20 @@ def given_cores() -> int:
         return os.cpu_count() or 1
 
 
+def machine_cpus() -> int:
+    """The CPUs of this machine, the most threads `cpu_threads` may ask for: more only
+    slow a run down, and a number far beyond them exhausts the memory of the process."""
+    return os.cpu_count() or 1
+
+
+def thread_count_problem(setting) -> str | None:
+    """Why an integer `cpu_threads` cannot be used here, or None."""
+    if isinstance(setting, int) and not isinstance(setting, bool) and setting > machine_cpus():
+        return (f"cpu_threads: expected at most {machine_cpus()} (the CPUs of this machine), got "
+                f"{setting}; {AUTO} takes the cores the job was given")
+    return None
+
+
 def resolve_threads(setting: int | str | None) -> int | None:
     """`cpu_threads` -> the thread count to set (None: leave PyTorch's default)."""
     if setting is None:

@@ -31,7 +31,6 @@ one exactly as here on every resample.
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -51,25 +50,15 @@ POOLED_ACCURACY = "acc_pooled"
 # it for tables that pooled positions over the corpus.
 HEADLINE_ACCURACY = "acc"
 
-# The range of every bounded figure. An interval from a few values by a normal or Student-t
-# approximation (e.g. over seeds) can leave it, a percentile bootstrap cannot; clip the former
-# to it (`metric_range`). Discrimination rates are in [0, 1] like the others.
-METRIC_RANGES: dict[str, tuple[float, float]] = {
-    "tau": (-1.0, 1.0),
-    **{key: (0.0, 1.0) for key in ("acc", "pmr", "head", "tail", "lcs", "acc_pooled", "pm_f",
-                                   "noise_acc", "disc_acc", "disc_ties_frac")},  # fmt: skip
-    "coherence_L": (0.0, math.inf),
-}
-
 TRIVIAL_EXCLUDED = "excluded"
 TRIVIAL_COUNTED_PERFECT = "counted_perfect"
 
 
-def metric_range(metric: str, scale: float = 1.0) -> tuple[float, float]:
-    """(low, high) of `metric` (`METRIC_RANGES`), times `scale` (100 for a percentage);
-    unbounded for a figure not listed."""
-    low, high = METRIC_RANGES.get(metric, (-math.inf, math.inf))
-    return low * scale, high * scale
+def corpus_metric_keys(noisy: bool) -> list[str]:
+    """The corpus metrics of a split, in report order (those the harness logs per epoch as
+    `val/<key>`): the order metrics, `acc_pooled`, `pm_f`, and `noise_acc` with
+    distractors."""
+    return [*ORDER_METRICS, POOLED_ACCURACY, "pm_f", *(["noise_acc"] if noisy else [])]
 
 
 def trivial_policy(include_trivial: bool) -> str:
@@ -138,8 +127,7 @@ class ScoredCorpus:
 
     def metric_keys(self) -> list[str]:
         """The corpus metric keys, in report order."""
-        noise = ["noise_acc"] if self.noisy else []
-        return [*ORDER_METRICS, POOLED_ACCURACY, "pm_f", *noise]
+        return corpus_metric_keys(self.noisy)
 
     def terms(self) -> tuple[list[str], np.ndarray, np.ndarray]:
         """(keys, numer, denom): corpus figure k = sum(numer[:, k]) / sum(denom[:, k]).

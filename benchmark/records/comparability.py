@@ -12,6 +12,9 @@ dataset's name and `protocol_seed`; the trivial-document policy) and the trainin
   trained on the same data with the same budget (their config ids agree by construction).
 - `budget_differences`: said beside a comparison (a model given more epochs is not a
   better model).
+- `protocol_groups`, `protocol_labels`: runs that cannot be paired, split into groups
+  that can, each named by what sets its protocol apart (the leaderboard's tables: runs of
+  different protocols are never ranked in one table).
 
 Records written before `identity` existed are compared through their config
 (`dataset.name`, `protocol_seed`, `dataset.noise`, `include_trivial`).
@@ -19,7 +22,12 @@ Records written before `identity` existed are compared through their config
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+SHOWN_DIGEST = 8  # hex digits of a presentation digest in a protocol's label
+PRESENTATION = "test presentation"  # the digest `protocol_of` holds beside the settings
 
 
 class IncomparableRunsError(ValueError):
@@ -45,7 +53,7 @@ def protocol_of(record: Mapping) -> dict:
         "protocol_seed": protocol.get("protocol_seed", _config(record, "protocol_seed")),
         "dataset.noise": protocol.get("noise", str(_config(record, "dataset.noise") or 0)),
         "include_trivial": protocol.get("include_trivial", _config(record, "include_trivial")),
-        "test presentation": (protocol.get("presentation_sha256") or {}).get("test"),
+        PRESENTATION: (protocol.get("presentation_sha256") or {}).get("test"),
         # best of several test shuffles (the released ATTOrderNet code's pick on test)
         "test_shuffles": _config(record, "test_shuffles") or 1,
     }
@@ -79,7 +87,7 @@ def protocol_differences(a: Mapping, b: Mapping) -> list[str]:
     A differing presentation digest is only named when nothing more specific explains it
     (the same name, seed and noise but other test documents)."""
     differences = _differences(protocol_of(a), protocol_of(b))
-    specific = [d for d in differences if not d.startswith("test presentation")]
+    specific = [d for d in differences if not d.startswith(PRESENTATION)]
     if specific:
         return specific
     return ["the test documents (their text or ids) differ"] if differences else []
@@ -112,3 +120,31 @@ def require_pairable(label_a: str, a: Mapping, label_b: str, b: Mapping) -> None
             f"{label_a} and {label_b} were evaluated under different protocols "
             f"({'; '.join(differences)}), so their test figures cannot be paired"
         )
+
+
+def protocol_groups(items: Sequence[T], record_of: Callable[[T], Mapping]) -> list[list[T]]:
+    """`items` in groups whose records can be paired (`protocol_differences`) with the
+    first of their group, in the order first met."""
+    groups: list[list[T]] = []
+    for item in items:
+        group = next((g for g in groups if not protocol_differences(record_of(g[0]),
+                                                                   record_of(item))), None)
+        if group is None:
+            groups.append([item])
+        else:
+            group.append(item)
+    return groups
+
+
+def _shown(key: str, value) -> str:
+    return str(value)[:SHOWN_DIGEST] if key == PRESENTATION else str(value)
+
+
+def protocol_labels(records: Sequence[Mapping]) -> list[str]:
+    """For records of different protocols, a label each naming the settings of its
+    protocol (`protocol_of`) that differ among them ("protocol_seed=1"; the presentation
+    digest only when no setting explains it, as in `protocol_differences`); "" for one."""
+    protocols = [protocol_of(record) for record in records]
+    varying = [key for key in protocols[0] if len({repr(p[key]) for p in protocols}) > 1]
+    named = [key for key in varying if key != PRESENTATION] or varying
+    return [", ".join(f"{key}={_shown(key, p[key])}" for key in named) for p in protocols]

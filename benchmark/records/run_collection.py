@@ -4,9 +4,13 @@ A finished run is a directory with a readable `metrics.json` (docs/design.md, se
 A directory with Hydra's `.hydra/` or a `checkpoints/` folder but no `metrics.json` is an
 unfinished (running or crashed) run: it is left out with a `RunCollectionWarning` naming
 it, as is a `metrics.json` that is not valid JSON or lacks the keys the leaderboard needs,
-a second record of the same (dataset, model, variant, config, seed), and a seed that cannot
-be pooled with the first seed of its row (other data, protocol or budget:
-`benchmark.records.comparability`).
+a record that cannot be trusted (a figure out of its range, a part or its
+`predictions.jsonl` changed since the run sealed it: `benchmark.records.seal`; the warning
+is the one line naming the file and what differs), a second record of the same (dataset,
+model, variant, config, seed), and a seed that cannot be pooled with the first seed of its
+row (other data, protocol or budget: `benchmark.records.comparability`). Records written
+before runs were sealed are collected, their figures range-checked, and one warning
+counts them (`UnsealedRecordWarning`).
 
 A row is (dataset, model, variant). When one (dataset, model, variant) holds runs of several
 configs (a `make train` and a sweep of another budget, say: their config ids differ), each
@@ -28,7 +32,9 @@ from benchmark.metrics.corpus import TRIVIAL_COUNTED_PERFECT
 from benchmark.metrics.discrimination import COUNTS as DISCRIMINATION_COUNTS
 from benchmark.metrics.order import ORDER_METRICS
 from benchmark.records.comparability import pooling_differences
-from benchmark.records.run_record import RECORD_NAME, read_run_record
+from benchmark.records.predictions import read_predictions
+from benchmark.records.run_record import PREDICTIONS_NAME, RECORD_NAME, read_run_record
+from benchmark.records.seal import UnsealedRecordWarning, UntrustedRecordError, verify
 
 DEFAULT_VARIANT = "base"  # `variant` of conf/config.yaml: the run of a preset's own settings
 RUN_MARKERS = (".hydra", "checkpoints")  # what a run directory holds before it finishes
@@ -99,6 +105,11 @@ class Run:
             and key not in DISCRIMINATION_COUNTS
         }
 
+    def predictions(self) -> list[dict]:
+        """The prediction records of its `predictions.jsonl` (checked against its seal when
+        the run was collected); the errors of `read_predictions`."""
+        return [p.to_json() for p in read_predictions(self.path / PREDICTIONS_NAME)]
+
     def config_value(self, dotted: str):
         """The resolved config value at `dotted` (e.g. `model.net.heads`), or None."""
         value = self.record.get("config") or {}
@@ -133,8 +144,23 @@ def record_problem(record: object) -> str | None:
     return None
 
 
-def _warn(message: str) -> None:
-    warnings.warn(message, RunCollectionWarning, stacklevel=3)
+def _warn(message: str, category: type[Warning] = RunCollectionWarning) -> None:
+    warnings.warn(message, category, stacklevel=3)
+
+
+# files only a run directory holds: its record, its config, the resume facts of its training
+RUN_FILES = (RECORD_NAME, ".hydra/config.yaml", "checkpoints/resume.json")
+
+
+def is_run_dir(folder: Path) -> bool:
+    """Whether `folder` is a run directory, finished or not (it holds one of `RUN_FILES`)."""
+    return any((folder / name).is_file() for name in RUN_FILES)
+
+
+def enclosing_run_dir(path: str | Path) -> Path | None:
+    """The run directory `path` lies in (or is), the innermost; None outside every one."""
+    path = Path(path).resolve()
+    return next((folder for folder in (path, *path.parents) if is_run_dir(folder)), None)
 
 
 def collect_runs(root: str | Path) -> list[Run]:
@@ -146,6 +172,7 @@ def collect_runs(root: str | Path) -> list[Run]:
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: no such runs directory")
     found: dict[tuple, Run] = {}
+    unsealed = 0
     for directory, subdirs, files in os.walk(root):
         path = Path(directory)
         is_run = RECORD_NAME in files or any(marker in subdirs for marker in RUN_MARKERS)
@@ -163,6 +190,11 @@ def collect_runs(root: str | Path) -> list[Run]:
         if problem := record_problem(record):
             _warn(f"{path / RECORD_NAME}: malformed run record: {problem}; left out")
             continue
+        try:
+            unsealed += not verify(path, record, [PREDICTIONS_NAME])
+        except UntrustedRecordError as error:
+            _warn(f"{error}; left out")
+            continue
         run = Run(path, record)
         seeded = (*run.key, run.config_id, run.seed)
         if seeded in found:
@@ -170,6 +202,11 @@ def collect_runs(root: str | Path) -> list[Run]:
             _warn(f"{path}: a second run of {name} (first: {found[seeded].path}), left out")
             continue
         found[seeded] = run
+    if unsealed:
+        some = f"1 run record under {root} is" if unsealed == 1 else \
+            f"{unsealed} run records under {root} are"
+        _warn(f"{some} unsealed (written before runs were sealed): their files are not "
+              "verified", UnsealedRecordWarning)
     return _poolable(_label_configs(sorted(found.values(), key=lambda run: str(run.path))))
 
 

@@ -1,23 +1,45 @@
-"""A finished run's test predictions with what identifies the run (`benchmark.compare`,
-the plots)."""
+"""A finished run's test predictions with its record and what identifies it, both checked
+against the record's seal before they are used (`benchmark.compare`, `benchmark.score`;
+docs/design.md, section 8)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from benchmark.records.predictions import read_predictions
-from benchmark.records.run_record import PREDICTIONS_NAME, read_run_record
+from benchmark.records.run_record import PREDICTIONS_NAME, RECORD_NAME, read_run_record
+from benchmark.records.seal import read_verified_record
 
 RUN_KEYS = ("model", "dataset", "variant", "seed")  # copied from the run record
 
 
-def load_run(path: str | Path) -> tuple[dict, list[dict]]:
-    """(description, prediction records) of a run directory or a predictions file."""
+class LoadedRun(NamedTuple):
+    about: dict  # its path, and RUN_KEYS for a run directory
+    predictions: list[dict]  # the prediction records of its test split
+    record: dict | None  # its verified record; None for a predictions file of no run
+
+
+def run_record_of(path: str | Path) -> dict | None:
+    """The record of a run directory, or of the run whose `predictions.jsonl` `path` is,
+    verified with that file (`benchmark.records.seal.read_verified_record`); None for a
+    predictions file outside a run directory."""
     path = Path(path)
+    folder = path if path.is_dir() else path.parent
+    if (path.is_dir() or path.name == PREDICTIONS_NAME) and (folder / RECORD_NAME).is_file():
+        return read_verified_record(folder, [PREDICTIONS_NAME])
     if path.is_dir():
-        record = read_run_record(path)
-        about = {"path": str(path), **{key: record.get(key) for key in RUN_KEYS}}
-        predictions = path / PREDICTIONS_NAME
-    else:
-        about, predictions = {"path": str(path)}, path
-    return about, [prediction.to_json() for prediction in read_predictions(predictions)]
+        read_run_record(path)  # FileNotFoundError naming the missing record
+    return None
+
+
+def load_run(path: str | Path) -> LoadedRun:
+    """The predictions of a run directory or a predictions file, with the run's record
+    (`run_record_of`: checked first)."""
+    path = Path(path)
+    record = run_record_of(path)
+    about = {"path": str(path)}
+    if path.is_dir():
+        about |= {key: record.get(key) for key in RUN_KEYS}
+    predictions = path / PREDICTIONS_NAME if path.is_dir() else path
+    return LoadedRun(about, [p.to_json() for p in read_predictions(predictions)], record)

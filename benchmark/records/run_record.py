@@ -19,6 +19,9 @@ from benchmark.records.json_values import dumps
 RECORD_NAME = "metrics.json"
 PREDICTIONS_NAME = "predictions.jsonl"
 VOCAB_NAME = "vocab.json"  # the run's vocabulary, so a trained run can order new text
+CHECKPOINT_DIR = "checkpoints"
+BEST_CHECKPOINT = "best.ckpt"  # the checkpoint selected on valid
+SELECTED_CHECKPOINT = f"{CHECKPOINT_DIR}/{BEST_CHECKPOINT}"  # relative to the run directory
 
 
 def git_commit(repo: Path | None = None) -> str:

@@ -39,7 +39,6 @@ import numpy as np
 from benchmark.config.identity import comparable_config, config_differences
 from benchmark.metrics.corpus import score_records
 from benchmark.records.run_collection import Run
-from benchmark.records.run_predictions import load_run
 from benchmark.stats.bootstrap import CI_ALPHA, check_settings, percentile_interval
 
 CROSS_VALIDATION = "cross_validation"
@@ -122,7 +121,7 @@ def check_poolable(runs: Sequence[Run]) -> None:
 def fold_documents(run: Run, metric: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """(numer (D,), denom (D,), ids) of `metric` over the run's scored test documents: the
     figure of any set of them is sum(numer) / sum(denom) (`ScoredCorpus.terms`)."""
-    _, records = load_run(run.path)
+    records = run.predictions()
     scored = score_records(records, include_trivial=run.include_trivial)
     keys, numer, denom = scored.terms()
     if metric not in keys:

@@ -1,12 +1,19 @@
 """Turn run records into the leaderboard: `orderbench leaderboard [runs=runs] [out=DIR]
 [wandb=true]` (`benchmark.cli_parsers.LEADERBOARD`).
 
-Reads every finished run under the runs directory (`benchmark.records.run_collection`: unfinished
-runs and malformed records are left out with a warning naming them) and writes
-`leaderboard.csv` and `leaderboard.md` into the output directory, atomically: `out`, else
-`<runs>/reports/`, so the committed `results/` is replaced only when asked (`out=results`).
-One row per dataset x preset x variant, with the test figures of its seeds
-(docs/design.md, section 3):
+Reads every finished run under the runs directory (`benchmark.records.run_collection`:
+unfinished runs, malformed records and records that cannot be trusted (a figure out of its
+range, a file or part changed after the run sealed it) are left out with a warning naming
+them) and writes `leaderboard.csv` and `leaderboard.md` into the output folder, both in one
+step so that the two land together or not at all
+(`benchmark.records.atomic_io.replace_folder`): `out`, else `<runs>/reports/`, so the
+committed `results/` is replaced only when asked (`out=results`). A folder that cannot be
+written is one line. One row per dataset
+x preset x variant, with the test figures of its seeds (docs/design.md, section 3); the
+rows of a dataset whose runs were evaluated under different protocols (other
+`protocol_seed`, test documents, trivial policy, noise: they cannot be paired,
+`benchmark.records.comparability`) make a table each, named in `protocol` (empty for a
+dataset of one protocol), and are never ranked or compared across tables:
 
 - `n_seeds`, `seeds`, `n_docs` (test documents scored);
 - `<metric>_mean`, `<metric>_std` for every metric: mean and sample standard deviation
@@ -21,18 +28,18 @@ One row per dataset x preset x variant, with the test figures of its seeds
   selected on valid), `steps` (means over seeds), `stopped_by` and `threads` (each value
   with its count over seeds, e.g. "early_stopping×2,max_epochs×1"; `unrecorded` for
   records that predate the field);
-- `complete`: the row has as many seeds as the dataset's fullest row. Rows with fewer
+- `complete`: the row has as many seeds as the fullest row of its table. Rows with fewer
   seeds are neither ranked nor compared (shown apart);
 - `rank` of the complete rows by mean test tau (1 = highest; with one seed per row too,
   the `ci_docs` intervals then being the only ones), and, when the complete rows have at
   least `MIN_SEEDS` (2) seeds, the paired comparison of each complete row
   (`benchmark.stats.seeded_paired`, seeds and documents both counted; with one seed per
   row nothing is compared, `reference_rule` says why, and a warning says so):
-  `reference` is the dataset's reference row, fixed without test figures (`reference=`,
+  `reference` is the table's reference row, fixed without test figures (`reference=`,
   else the complete base row with the best mean VALID tau; `reference_rule` says which);
   a base row is compared with the reference, an ablation row with its own preset's base
   row (`compared_with`). `tau_diff` (this row - compared row), `tau_ci_low/high` (95%),
-  `tau_p` (two-sided), `tau_p_holm` (Holm-adjusted over every comparison of the dataset,
+  `tau_p` (two-sided), `tau_p_holm` (Holm-adjusted over every comparison of the table,
   `benchmark.stats.multiple_testing`) and `verdict`: better | worse (p_holm < 0.05) |
   no_difference | reference; empty where no comparison was made.
 """
@@ -53,10 +60,14 @@ from scipy import stats
 from benchmark import cli_parsers
 from benchmark.cli_options import EXIT_BAD_INPUT, report_error, warnings_printed
 from benchmark.cli_parsers import LEADERBOARD
-from benchmark.metrics.corpus import HEADLINE_ACCURACY, metric_range
-from benchmark.metrics.directions import HIGHER, direction, is_better
-from benchmark.records.atomic_io import atomic_write_group
-from benchmark.records.comparability import require_pairable
+from benchmark.metrics.corpus import HEADLINE_ACCURACY
+from benchmark.metrics.directions import HIGHER, direction, is_better, metric_range
+from benchmark.records.atomic_io import ForeignFilesError, atomic_write_text, replace_folder
+from benchmark.records.comparability import (
+    protocol_groups,
+    protocol_labels,
+    require_pairable,
+)
 from benchmark.records.run_collection import (
     DEFAULT_VARIANT,
     Run,
@@ -95,7 +106,7 @@ def t_interval(
     bounds: tuple[float, float] = (-math.inf, math.inf),
 ) -> tuple[float, float]:
     """Student-t (1 - alpha) interval of the mean of `values`, clipped to `bounds` (the
-    metric's range, `benchmark.metrics.corpus.metric_range`: over three seeds the t
+    metric's range, `benchmark.metrics.directions.metric_range`: over three seeds the t
     interval of a percentage can pass 100); NaN for fewer than two values."""
     values = np.asarray(values, dtype=float)
     if values.size < 2:
@@ -203,7 +214,7 @@ def choose_reference(
         if key not in complete:
             return None, f"named reference {named} has fewer seeds than the other rows"
         return key, "named"
-    candidates = [k for k in keys if k in complete and k[2] == DEFAULT_VARIANT]
+    candidates = [k for k in keys if k in complete and is_base(k)]
     scored = [(k, _valid_mean(groups[k])) for k in candidates]
     scored = [(k, value) for k, value in scored if not math.isnan(value)]
     if not scored:
@@ -213,14 +224,20 @@ def choose_reference(
     return chosen, f"best valid {RANK_METRIC}"
 
 
+def is_base(key: tuple) -> bool:
+    """Whether a row is a preset's own settings (`base`, also `base@<config id>` where its
+    folder holds several configs: `benchmark.records.run_collection`)."""
+    return key[2].partition("@")[0] == DEFAULT_VARIANT
+
+
 def comparison_target(key: tuple, reference: tuple | None, keys: Sequence[tuple]) -> tuple | None:
-    """The row `key` is compared with: an ablation its own preset's base row, a base row
-    the dataset's reference; None for the reference itself or a missing base."""
+    """The row `key` is compared with: an ablation its own preset's base row (when the
+    table has one), a base row the table's reference; None for the reference itself."""
     if key == reference:
         return None
-    if key[2] != DEFAULT_VARIANT:
-        base = (key[0], key[1], DEFAULT_VARIANT)
-        return base if base in keys else None
+    if not is_base(key):
+        bases = [k for k in keys if k[:2] == key[:2] and is_base(k)]
+        return bases[0] if len(bases) == 1 else None  # several configs: none is its own
     return reference
 
 
@@ -259,7 +276,7 @@ def _compare_dataset(
     for key in keys:
         target = comparison_target(key, reference, keys)
         if key not in complete or target is None or target not in complete:
-            if key in complete and key != reference and key[2] != DEFAULT_VARIANT:
+            if key in complete and key != reference and not is_base(key):
                 _warn(f"{key[0]}: {_label(key)} not compared: no complete base row of {key[1]}")
             continue
         row_a, row_b = row(key), row(target)
@@ -284,68 +301,94 @@ def _compare_dataset(
     return columns
 
 
+def _rank_table(
+    groups: dict[tuple, list[Run]], rows: dict[tuple, dict], keys: list[tuple], name: str,
+    n_resamples: int, seed: int, reference: str | None,
+) -> None:
+    """Rank and compare the rows `keys` of one table (one dataset, one protocol), named
+    `name` in warnings; their columns go into `rows`."""
+    full = max(len(groups[key]) for key in keys)
+    complete = {key for key in keys if len(groups[key]) == full}
+    comparable = complete if full >= MIN_SEEDS else set()
+    if comparable:
+        ref, rule = choose_reference(groups, keys, comparable, reference)
+        if ref is None:
+            _warn(f"{name}: no reference row ({rule}); no row is compared")
+    else:
+        ref, rule = None, ONE_SEED_RULE
+        _warn(
+            f"{name}: {full} seed per row: {len(complete)} "
+            f"row{'s' if len(complete) != 1 else ''} ranked by mean "
+            f"{RANK_METRIC}, none compared ({ONE_SEED_RULE}; the intervals are over test "
+            "documents only)"
+        )
+    paired = _compare_dataset(groups, keys, comparable, ref, n_resamples, seed)
+    ranked = sorted(
+        complete, key=lambda key: (best_first(rows[key][f"{RANK_METRIC}_mean"]), key)
+    )
+    for key in keys:
+        rows[key].update(
+            rank=ranked.index(key) + 1 if key in complete else None,
+            complete=key in complete,
+            reference=_label(ref) if ref else None,
+            reference_rule=rule,
+            **paired[key],
+        )
+
+
 def build_leaderboard(
     runs: Sequence[Run], n_resamples: int = PAIRED_RESAMPLES, seed: int = 0,
     reference: str | None = None,
 ) -> pd.DataFrame:
-    """The leaderboard of `runs` (see the module docstring), ranked within each dataset.
+    """The leaderboard of `runs` (see the module docstring), ranked within each table: the
+    rows of one dataset and one protocol (`benchmark.records.comparability.protocol_groups`;
+    `protocol` names what sets a table apart, empty when a dataset has one).
 
-    `reference` ("preset" or "preset/variant") names the reference row of every dataset
-    that has it; else each dataset's is its complete base row with the best valid tau.
+    `reference` ("preset" or "preset/variant") names the reference row of every table
+    that has it; else each table's is its complete base row with the best valid tau.
     """
     groups = group_runs(runs)
     metrics = metric_order(runs)
     rows = {key: summarise_row(group, metrics) for key, group in groups.items()}
     for dataset in dict.fromkeys(key[0] for key in groups):
-        keys = [key for key in groups if key[0] == dataset]
-        full = max(len(groups[key]) for key in keys)
-        complete = {key for key in keys if len(groups[key]) == full}
-        comparable = complete if full >= MIN_SEEDS else set()
-        if comparable:
-            ref, rule = choose_reference(groups, keys, comparable, reference)
-            if ref is None:
-                _warn(f"{dataset}: no reference row ({rule}); no row is compared")
-        else:
-            ref, rule = None, ONE_SEED_RULE
-            _warn(
-                f"{dataset}: {full} seed per row: {len(complete)} "
-                f"row{'s' if len(complete) != 1 else ''} ranked by mean "
-                f"{RANK_METRIC}, none compared ({ONE_SEED_RULE}; the intervals are over test "
-                "documents only)"
-            )
-        paired = _compare_dataset(groups, keys, comparable, ref, n_resamples, seed)
-        ranked = sorted(
-            complete, key=lambda key: (best_first(rows[key][f"{RANK_METRIC}_mean"]), key)
-        )
-        for key in keys:
-            rows[key].update(
-                rank=ranked.index(key) + 1 if key in complete else None,
-                complete=key in complete,
-                reference=_label(ref) if ref else None,
-                reference_rule=rule,
-                **paired[key],
-            )
+        on_dataset = [key for key in groups if key[0] == dataset]
+        tables = protocol_groups(on_dataset, lambda key: groups[key][0].record)
+        labels = protocol_labels([groups[keys[0]][0].record for keys in tables])
+        if len(tables) > 1:
+            _warn(f"{dataset}: runs of {len(tables)} protocols ({'; '.join(labels)}), which "
+                  "cannot be paired: a table each, never ranked together")
+        for keys, label in zip(tables, labels, strict=True):
+            for key in keys:
+                rows[key]["protocol"] = label
+            name = f"{dataset} ({label})" if label else dataset
+            _rank_table(groups, rows, keys, name, n_resamples, seed, reference)
     table = pd.DataFrame(list(rows.values()))
     if table.empty:
         return table
     table["rank"] = table["rank"].astype("Int64")  # empty for rows shown apart
     table = table.sort_values(
-        ["dataset", "complete", "rank", "tau_mean"], ascending=[True, False, True, False],
-        kind="stable",
+        ["dataset", "protocol", "complete", "rank", "tau_mean"],
+        ascending=[True, True, False, True, False], kind="stable",
     ).reset_index(drop=True)
     table[list(COUNTS)] = table[list(COUNTS)].round().astype("Int64")  # empty when unknown
-    leading = ["dataset", "rank", "preset", "variant"]
+    leading = ["dataset", "protocol", "rank", "preset", "variant"]
     return table[leading + [column for column in table.columns if column not in leading]]
 
 
 def write_leaderboard(table: pd.DataFrame, out_dir: str | Path) -> tuple[Path, Path]:
-    """Write `leaderboard.csv` and `leaderboard.md` into `out_dir`, replaced together
-    (`benchmark.records.atomic_io.atomic_write_group`)."""
+    """Write `leaderboard.csv` and `leaderboard.md` into `out_dir` in one step: the two
+    land together or not at all (`benchmark.records.atomic_io.replace_folder`)."""
     out_dir = Path(out_dir)
-    atomic_write_group(out_dir, {
+    texts = {
         CSV_NAME: table.to_csv(index=False, float_format="%.6g"),
         MARKDOWN_NAME: to_markdown(table, MAIN_METRICS),
-    })
+    }
+
+    def fill(folder: Path) -> None:
+        for name, text in texts.items():
+            atomic_write_text(folder / name, text)
+
+    replace_folder(out_dir, fill, own=texts.__contains__, what=LEADERBOARD.prog)
     return out_dir / CSV_NAME, out_dir / MARKDOWN_NAME
 
 
@@ -365,7 +408,10 @@ def _write_leaderboard(args: dict) -> int:
     if table.empty:
         print(f"{prog}: error: no finished run under {runs_dir}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    paths = write_leaderboard(table, cli_parsers.report_dir(runs_dir, out))
+    try:
+        paths = write_leaderboard(table, cli_parsers.report_dir(runs_dir, out))
+    except (ForeignFilesError, OSError) as error:  # a read-only or foreign folder
+        return report_error(prog, error)
     if args["wandb"]:
         log_leaderboard(table)
     print(f"{len(table)} rows from {len(runs)} runs -> {', '.join(map(str, paths))}")

@@ -1,7 +1,8 @@
-"""Render the leaderboard table (`benchmark.report.leaderboard`) as Markdown: per dataset, a table
-of every metric of the complete rows (mean ± std over seeds, the best mean in bold, the
-comparison with the reference or the row's base preset), the rows with fewer seeds apart
-and unmarked, and a table of the 95% intervals of the main metrics."""
+"""Render the leaderboard table (`benchmark.report.leaderboard`) as Markdown: per dataset (and
+per protocol, where a dataset's runs were evaluated under several), a table of every metric
+of the complete rows (mean ± std over seeds, the best mean in bold, the comparison with the
+reference or the row's base preset), the rows with fewer seeds apart and unmarked, and a
+table of the 95% intervals of the main metrics."""
 
 from __future__ import annotations
 
@@ -152,13 +153,17 @@ def to_markdown(table: pd.DataFrame, main: Sequence[str]) -> str:
     metrics = _metrics(table)
     main = [metric for metric in main if metric in metrics]
     parts = [HEADER]
-    for dataset, rows in table.groupby("dataset", sort=True):
+    protocols = table["protocol"] if "protocol" in table else pd.Series("", index=table.index)
+    for (dataset, protocol), rows in table.groupby(["dataset", protocols], sort=True):
         n_docs = ", ".join(str(n) for n in sorted(rows["n_docs"].dropna().unique())) or MISSING
         reference = rows["reference"].iloc[0]
         chosen = (f"reference: {reference} ({rows['reference_rule'].iloc[0]})"
                   if not pd.isna(reference) else f"no reference: {rows['reference_rule'].iloc[0]}")
         complete, apart = rows[rows["complete"]], rows[~rows["complete"]]
-        parts.append(f"## {dataset}\n\n{n_docs} test documents; {chosen}.\n")
+        heading = f"{dataset}, protocol {protocol}" if protocol else dataset
+        apart_note = (f" Runs of {dataset} under another protocol are in a table of their own, "
+                      "never ranked with these." if protocol else "")
+        parts.append(f"## {heading}\n\n{n_docs} test documents; {chosen}.{apart_note}\n")
         if len(complete) and complete["n_seeds"].max() < MIN_SEEDS:
             parts.append(ONE_SEED_NOTE)
         best = _best_means(complete if len(complete) else rows, metrics)

@@ -2,8 +2,10 @@
 (`benchmark.cli_parsers.PLOTS`).
 
 From the finished runs (`benchmark.records.run_collection`), per dataset, PNG files in the
-output directory (`out`, else `<runs>/reports/plots/`: the committed `results/plots/` is
-replaced only when asked):
+output folder (`out`, else `<runs>/reports/plots/`: the committed `results/plots/` is
+replaced only when asked). Its PNG files are replaced all in one step, so the plots of one
+call land together or not at all and no plot of an earlier call stays behind
+(`benchmark.records.atomic_io.replace_folder`):
 
 - `<dataset>_main_metrics.png`: tau, pmr and acc of every preset (its `base` variant):
   bars = mean over seeds, error bars = the runs' 95% bootstrap intervals over test
@@ -43,8 +45,8 @@ from benchmark.cli_options import EXIT_BAD_INPUT, report_error, warnings_printed
 from benchmark.cli_parsers import PLOTS
 from benchmark.metrics.breakdowns import LENGTH_LABELS, breakdowns, length_bucket, meta_value
 from benchmark.metrics.breakdowns import MISSING as MISSING_META
+from benchmark.records.atomic_io import ForeignFilesError, replace_folder
 from benchmark.records.run_collection import DEFAULT_VARIANT, Run, collect_runs
-from benchmark.records.run_predictions import load_run
 from benchmark.report.ablation_studies import Ablation, StudyDefinitionError, ablation_studies
 from benchmark.report.ablations import ablation_levels, compared_levels
 from benchmark.report.leaderboard import MAIN_METRICS, summarise_row
@@ -52,6 +54,7 @@ from benchmark.report.plot_style import metric_label, new_figure, preset_colour,
 from benchmark.report.wandb_export import log_plots
 from benchmark.stats.seeded_paired import seed_mean_interval, seeded_row
 
+PNG = ".png"
 ABLATION_METRICS = ("tau", "pmr")
 BREAKDOWN_METRIC = "tau"
 LENGTH_FIELD = "length"
@@ -211,8 +214,7 @@ def run_breakdowns(run: Run) -> dict:
     stored = (run.record.get("breakdowns") or {}).get("test")
     if stored is not None:
         return stored
-    _, records = load_run(run.path)
-    return breakdowns(records, run.include_trivial)
+    return breakdowns(run.predictions(), run.include_trivial)
 
 
 def _bucket_of(field: str, record: Mapping) -> str:
@@ -256,7 +258,7 @@ def bucket_figures(runs: Sequence[Run], field: str) -> tuple[dict[str, Bucket], 
     records' breakdowns, without intervals.
     """
     try:
-        loaded = [load_run(run.path)[1] for run in runs]
+        loaded = [run.predictions() for run in runs]
         members: dict[str, set] = {}
         for record in loaded[0]:
             members.setdefault(_bucket_of(field, record), set()).add(record["id"])
@@ -347,7 +349,7 @@ def make_plots(runs: Sequence[Run], out_dir: Path) -> tuple[dict[str, Path], lis
         if figure is None:
             notes.append(f"{name}: skipped, {missing}")
         else:
-            written[name] = save_png(figure, out_dir / f"{name}.png")
+            written[name] = save_png(figure, out_dir / f"{name}{PNG}")
 
     for dataset in sorted({run.dataset for run in runs}):
         on_dataset = [run for run in runs if run.dataset == dataset]
@@ -400,7 +402,20 @@ def _write_plots(args: dict) -> int:
     if not runs:
         print(f"{prog}: error: no finished run under {runs_dir}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    written, notes = make_plots(runs, cli_parsers.report_dir(runs_dir, out, "plots"))
+    target = cli_parsers.report_dir(runs_dir, out, "plots")
+    drawn: dict[str, Path] = {}
+    notes: list[str] = []
+
+    def fill(folder: Path) -> None:
+        made, said = make_plots(runs, folder)
+        drawn.update(made)
+        notes.extend(said)
+
+    try:
+        replace_folder(target, fill, own=lambda name: name.endswith(PNG), what=prog)
+    except (ForeignFilesError, OSError) as error:  # a read-only or foreign folder
+        return report_error(prog, error)
+    written = {name: target / path.name for name, path in drawn.items()}
     for note in notes:
         print(f"{prog}: note: {note}")
     for path in written.values():

@@ -9,11 +9,17 @@ one, else rebuilt from the config through the dataset's DataModule (the processe
 cache makes this cheap). Sentences are tokenised and batched exactly as in training
 (`data.tokenize`, `data.collate`); `FinishedRun.datamodule` rebuilds the run's data with
 its protocol for a new pass over a split.
+
+A finished run's record is checked before anything of the run is trusted
+(`benchmark.records.seal`): its figures, its config and the files the model is loaded from
+(`vocab.json` and the checkpoint) as sealed when the run finished; a vocabulary rebuilt
+because `vocab.json` is gone must be the sealed one; the data of a new pass must be the
+documents the run was made on (`benchmark.run.run_data.data_change`). Any difference is a
+`RunError` naming the file and what differs.
 """
 
 from __future__ import annotations
 
-import json
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,16 +31,18 @@ from hydra.errors import InstantiationException
 from omegaconf import DictConfig, OmegaConf
 from torch import nn
 
-from benchmark.records.run_record import RECORD_NAME, VOCAB_NAME
+from benchmark.records.run_record import RECORD_NAME, SELECTED_CHECKPOINT, VOCAB_NAME
+from benchmark.records.seal import read_verified_record, sealed_digest, text_sha256
 from benchmark.run.model_builder import build_net
-from benchmark.run.stages import build_datamodule
+from benchmark.run.plan import RETRAIN
+from benchmark.run.run_data import build_datamodule, data_change
 from benchmark.training.checkpoint_file import DamagedCheckpointError, load_checkpoint
 from data.collate import collate, make_example
 from data.tokenize import DEFAULT_TOKENIZER, tokenizer_named
 from data.vocab import UNK_ID, Vocab
 
 CONFIG_PATH = Path(".hydra") / "config.yaml"
-CHECKPOINT_PATH = Path("checkpoints") / "best.ckpt"
+CHECKPOINT_PATH = Path(SELECTED_CHECKPOINT)
 NET_PREFIX = "net."  # the LightningModule's attribute holding the model
 
 
@@ -51,10 +59,12 @@ class FinishedRun:
     vocab: Vocab
     max_tokens: int  # sentences are truncated to this many tokens, as in training
     run_dir: Path
+    record: dict | None = None  # its verified record (None: the run has not finished)
 
     def datamodule(self, stage: str = "test", protocol_seed: int | None = None):
-        """The run's DataModule (its data, protocol seeds and noise setting), set up; with
-        `protocol_seed`, valid and test presented as that protocol seed presents them."""
+        """The run's DataModule (its data, protocol seeds and noise setting), set up; the
+        documents must be those the run was made on. With `protocol_seed`, valid and test
+        are presented as that protocol seed presents them."""
         config = self.config
         if protocol_seed is not None:
             config = OmegaConf.merge(config, {"protocol_seed": protocol_seed})
@@ -63,6 +73,10 @@ class FinishedRun:
             datamodule.setup(stage)
         except (InstantiationException, OSError, ValueError) as error:
             raise RunError(f"{self.run_dir}: cannot rebuild the run's data: {error}") from None
+        if self.record is not None and (
+            change := data_change(self.run_dir, self.record, datamodule.documents_sha256())
+        ):
+            raise RunError(f"{change}; its figures cannot be computed again")
         return datamodule
 
     @cached_property
@@ -98,7 +112,6 @@ class FinishedRun:
         return [j for j in orders[0, : len(sentences)].tolist() if j >= 0]
 
 
-RETRAIN = "pass rerun=true to train the run again"
 
 
 def _reason(error: BaseException) -> str:
@@ -136,24 +149,32 @@ def damaged_checkpoint(run_dir: Path) -> str | None:
     return None
 
 
-def run_config(run_dir: Path) -> DictConfig:
+def finished_record(run_dir: Path) -> dict | None:
+    """The run's record, verified with the files its model is loaded from (`vocab.json`
+    and the checkpoint: `benchmark.records.seal.read_verified_record`); None before the run
+    finished. RunError naming the file and what differs."""
+    if not (run_dir / RECORD_NAME).is_file():
+        return None
+    try:
+        return read_verified_record(run_dir, [VOCAB_NAME, SELECTED_CHECKPOINT])
+    except (OSError, ValueError) as error:  # unreadable, malformed or untrusted
+        raise RunError(str(error)) from None
+
+
+def run_config(run_dir: Path, record: dict | None) -> DictConfig:
     """The config of the run's record when it finished (the one its model was selected
     with; a refused or later launch may have rewritten `.hydra/`), else of its last launch
     (`.hydra/config.yaml`)."""
-    record = run_dir / RECORD_NAME
-    if record.is_file():
-        try:
-            config = json.loads(record.read_text("utf-8")).get("config")
-        except (OSError, ValueError, AttributeError) as error:
-            raise RunError(f"{record}: unreadable run record ({error})") from None
-        if isinstance(config, dict):
-            return OmegaConf.create(config)
+    if record is not None and isinstance(record.get("config"), dict):
+        return OmegaConf.create(record["config"])
     if (run_dir / CONFIG_PATH).is_file():
         return OmegaConf.load(run_dir / CONFIG_PATH)
     raise RunError(f"{run_dir}: not a run directory (no {CONFIG_PATH} and no {RECORD_NAME})")
 
 
-def _load_vocab(run_dir: Path, config: DictConfig) -> Vocab:
+def _load_vocab(run_dir: Path, config: DictConfig, record: dict | None) -> Vocab:
+    """`vocab.json`, else the vocabulary rebuilt from the run's dataset, which must be the
+    one a sealed record names."""
     if (run_dir / VOCAB_NAME).is_file():
         try:
             return Vocab.load(run_dir / VOCAB_NAME)
@@ -170,6 +191,12 @@ def _load_vocab(run_dir: Path, config: DictConfig) -> Vocab:
             f"{run_dir}: no {VOCAB_NAME}, and the vocabulary cannot be rebuilt from the run's "
             f"dataset: {error}"
         ) from None
+    sealed = sealed_digest(record or {}, VOCAB_NAME)
+    if sealed is not None and text_sha256(datamodule.vocab.to_json()) != sealed:
+        raise RunError(
+            f"{run_dir}: no {VOCAB_NAME}, and the vocabulary rebuilt from the run's dataset "
+            f"is not the one sealed in {RECORD_NAME} (the dataset changed since the run)"
+        )
     return datamodule.vocab
 
 
@@ -211,9 +238,10 @@ def load_finished_run(run_dir: str | Path, finished: bool = False) -> FinishedRu
         raise RunError(f"{run_dir}: no such run directory")
     if finished and not (run_dir / RECORD_NAME).is_file():
         raise RunError(f"{run_dir}: no {RECORD_NAME}: the run has not finished")
-    config = run_config(run_dir)
-    vocab = _load_vocab(run_dir, config)
+    record = finished_record(run_dir)
+    config = run_config(run_dir, record)
+    vocab = _load_vocab(run_dir, config, record)
     net = _load_net(run_dir, config, vocab)
     return FinishedRun(
-        config, net, vocab, int(config.dataset.datamodule.max_sentence_tokens), run_dir
+        config, net, vocab, int(config.dataset.datamodule.max_sentence_tokens), run_dir, record
     )

@@ -12,7 +12,10 @@ A rerun of a finished run (`rerun=true`) works in `.rerun/` inside the run direc
 finished record, predictions and checkpoints stay as they are until the new run is complete;
 `commit_rerun` then moves the new files into place, `metrics.json` last. The staging folder
 is its own journal: a launch that finds a complete one (it holds `metrics.json`) finishes the
-move first (`finish_pending_rerun`), so a kill at any point of the move loses nothing.
+move first (`finish_pending_rerun`), so a kill at any point of the move loses nothing. One
+that is not complete is the leftover of a rerun killed before it finished: a relaunch with
+`rerun=true` resumes it, any other launch of the finished run removes it
+(`remove_dead_rerun`), each said in one line.
 """
 
 from __future__ import annotations
@@ -123,6 +126,23 @@ def finish_pending_rerun(run_dir: Path) -> bool:
     log.warning("%s: finishing the replacement of the run by its completed rerun", run_dir)
     commit_rerun(run_dir)
     return True
+
+
+def _size(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
+def remove_dead_rerun(run_dir: Path) -> str | None:
+    """Remove the unfinished rerun (`.rerun/` without `metrics.json`) that a killed
+    `rerun=true` left in a finished run's folder, for a launch that keeps the finished run
+    (call it holding the run's lock); the line saying so, or None when there is none."""
+    staging = run_dir / RERUN_DIR
+    if not staging.is_dir() or (staging / RECORD_NAME).is_file():
+        return None
+    megabytes = _size(staging) / 1e6
+    shutil.rmtree(staging)
+    return (f"{staging}: removed the unfinished rerun a killed launch left ({megabytes:.1f} MB); "
+            "the finished run stands (rerun=true trains it again)")
 
 
 def remove_if_created(run_dir: Path, stop: Path) -> None:

@@ -181,11 +181,26 @@ class ReadOnlyRunError(PermissionError):
     """The run directory cannot be written, so the run cannot train there."""
 
 
+def _acquire(run_dir: Path, consequence: str) -> RunLock:
+    """The lock of `run_dir`; ReadOnlyRunError naming the folder and `consequence` when
+    the folder cannot be written."""
+    try:
+        return RunLock.acquire(run_dir)
+    except OSError as error:
+        if error.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise
+        raise ReadOnlyRunError(
+            f"{run_dir}: the run directory is read-only ({os.strerror(error.errno)}), so "
+            f"{consequence}"
+        ) from None
+
+
 @contextmanager
-def run_lock(run_dir: Path) -> Iterator[RunLock]:
+def run_lock(run_dir: Path, purpose: str = "its files cannot be rewritten") -> Iterator[RunLock]:
     """The lock of an existing run directory for a tool that rewrites its files (e.g.
-    `orderbench evaluate`), held for the block."""
-    lock = RunLock.acquire(run_dir)
+    `orderbench evaluate`), held for the block; ReadOnlyRunError ending in `purpose` when
+    the folder cannot be written."""
+    lock = _acquire(run_dir, purpose)
     try:
         yield lock
     finally:
@@ -197,12 +212,4 @@ def take_run_lock(run_dir: Path) -> RunLock | None:
     ReadOnlyRunError, one line naming the folder, when it cannot be written."""
     if process_rank() != 0:
         return None
-    try:
-        return RunLock.acquire(run_dir)
-    except OSError as error:
-        if error.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
-            raise
-        raise ReadOnlyRunError(
-            f"{run_dir}: the run directory is read-only ({os.strerror(error.errno)}), so this "
-            "run cannot train there; choose another paths.runs"
-        ) from None
+    return _acquire(run_dir, "this run cannot train there; choose another paths.runs")

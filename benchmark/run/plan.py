@@ -1,7 +1,11 @@
 """What a launched run does with its run directory: skip, resume or start fresh.
 
 - `metrics.json` holds the same config (`benchmark.config.identity.identity_config`):
-  **skip**.
+  **skip**, once the record is trusted: its figures in range and its parts as sealed
+  (`benchmark.records.seal.verify`), and the documents the config reads now those it was
+  made on (`benchmark.run.run_data`; from the processed-data cache's digest where it has
+  one). Otherwise a conflict naming the file and what differs; data that cannot be found
+  leaves the skip to the record alone, with a warning.
 - `checkpoints/last.ckpt` exists and `checkpoints/resume.json` (written when the training
   started) holds the same config: **resume** from the newest intact checkpoint (`last.ckpt`,
   written after every epoch, else `best.ckpt`), with the same W&B run id. A damaged file
@@ -16,7 +20,8 @@
 The run directory's name carries the config id (`config_diff.config_id`), so a different
 config finds a directory of its own; a finished record or a checkpoint whose config differs
 all the same (a hand-copied folder) is a conflict, raised with the differing keys.
-Planning only reads files, so every process of a distributed run reaches the same plan.
+Planning only reads files (and the processed-data cache, built where a skip finds none), so
+every process of a distributed run reaches the same plan.
 """
 
 from __future__ import annotations
@@ -28,12 +33,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytorch_lightning as pl
+from hydra.errors import InstantiationException
 from omegaconf import DictConfig
 
 from benchmark.config.identity import comparable_config, config_differences, identity_config
 from benchmark.records.atomic_io import atomic_write_text
-from benchmark.records.run_record import RECORD_NAME, read_run_record
+from benchmark.records.run_record import (
+    BEST_CHECKPOINT,
+    CHECKPOINT_DIR,
+    RECORD_NAME,
+    read_run_record,
+)
+from benchmark.records.seal import UntrustedRecordError, verify
 from benchmark.run.folder import RERUN_DIR
+from benchmark.run.run_data import build_datamodule, data_change, recorded_documents_sha256
 from benchmark.training.checkpoints import (
     CheckpointPosition,
     DamagedCheckpointError,
@@ -41,11 +54,10 @@ from benchmark.training.checkpoints import (
     read_checkpoint_position,
 )
 
-CHECKPOINT_DIR = "checkpoints"
 LAST_CHECKPOINT = "last.ckpt"
-BEST_CHECKPOINT = "best.ckpt"
 RESUME_INFO = "resume.json"
 _SHOWN_DIFFERENCES = 5
+RETRAIN = "pass rerun=true to train the run again"
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +89,8 @@ def _conflict(path: Path, old: dict, new: dict) -> RunConflictError | None:
     )
 
 
-def _recorded_config(run_dir: Path) -> dict:
-    """The config in a run's `metrics.json`; a malformed record is a RunConflictError
+def _finished_record(run_dir: Path) -> dict:
+    """A run's `metrics.json`, with its config; a malformed record is a RunConflictError
     naming it and what to do."""
     path = Path(run_dir) / RECORD_NAME
     remedy = ("delete it to run again (resumed from the checkpoints, if any), or pass "
@@ -89,19 +101,48 @@ def _recorded_config(run_dir: Path) -> dict:
         raise RunConflictError(f"{error}; {remedy}") from None
     if not isinstance(record, dict) or not isinstance(record.get("config"), dict):
         raise RunConflictError(f"{path}: not a run record (no config); {remedy}")
-    return record["config"]
+    return record
+
+
+def check_finished(run_dir: Path, record: dict, cfg: DictConfig) -> None:
+    """RunConflictError when a finished run's record cannot be trusted (a figure out of
+    its range, a part changed after it was sealed) or was made on other documents than
+    `cfg` reads now; data that cannot be read here (not found) is warned of, not refused."""
+    try:
+        verify(run_dir, record)
+    except UntrustedRecordError as error:
+        raise RunConflictError(f"{error}; {RETRAIN}") from None
+    if recorded_documents_sha256(record) is None:
+        return  # a record made before identities: nothing to compare
+    try:
+        now = build_datamodule(cfg).documents_sha256()
+    except (OSError, InstantiationException) as error:  # not found, or not readable here
+        first = str(error).strip().splitlines()[0]
+        log.warning("%s: the run's data cannot be read here (%s), so it is not checked",
+                    run_dir, first)
+        return
+    except ValueError as error:  # DataFormatError, or a split left without documents
+        raise RunConflictError(
+            f"{error}: the run's data changed since it was made; restore it, or pass "
+            "rerun=true to train on the new data"
+        ) from None
+    if change := data_change(run_dir, record, now):
+        raise RunConflictError(f"{change}; pass rerun=true to train on the new data")
 
 
 def finished_with(run_dir: Path, cfg: DictConfig) -> bool:
     """Whether `run_dir` holds a finished run of `cfg` (the **skip** of `plan_run`), read
-    from `metrics.json` alone (no checkpoint is opened): the sweep launcher submits no job
-    for such a run. A finished run of another config raises `RunConflictError`."""
-    record = Path(run_dir) / RECORD_NAME
-    if cfg.get("rerun", False) or not record.is_file():
+    from `metrics.json` and checked (`check_finished`; no checkpoint is opened): the sweep
+    launcher submits no job for such a run. A finished run of another config, or one that
+    cannot be trusted, raises `RunConflictError`."""
+    path = Path(run_dir) / RECORD_NAME
+    if cfg.get("rerun", False) or not path.is_file():
         return False
-    conflict = _conflict(record, _recorded_config(run_dir), cfg)
+    record = _finished_record(run_dir)
+    conflict = _conflict(path, record["config"], cfg)
     if conflict:
         raise conflict
+    check_finished(run_dir, record, cfg)
     return True
 
 

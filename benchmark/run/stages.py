@@ -5,7 +5,8 @@ Trainer: model selection on valid, resumable, atomic checkpoints, NaN/inf guard)
 order discrimination) and `record` (predictions and the run record, whose fields are
 `benchmark.records.run_record.run_record`). What it prints is `benchmark.training.console`'s.
 The entry point is `benchmark.train` (Hydra);
-the bench, datacard, evaluate and prepare-data tools build their parts from here.
+the bench, datacard, evaluate and prepare-data tools build their parts from here (the
+DataModule: `benchmark.run.run_data`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint, Timer
 
-from benchmark.config.checks import check_scorable_splits
+from benchmark.config.checks import check_document_sizes, check_scorable_splits
 from benchmark.config.identity import config_id
 from benchmark.config.precision import prepare_cpu_bf16
 from benchmark.config.threads import resolve_threads
@@ -38,6 +39,7 @@ from benchmark.records.run_record import (
     run_record,
     write_run_record,
 )
+from benchmark.records.seal import seal
 from benchmark.run.environment import run_environment
 from benchmark.run.model_builder import build_model, dataset_noise, noise_options
 from benchmark.run.plan import (
@@ -47,6 +49,7 @@ from benchmark.run.plan import (
     RunPlan,
     check_resumed_data,
 )
+from benchmark.run.run_data import build_datamodule
 from benchmark.stats.bootstrap import CI_ALPHA, bootstrap_summary
 from benchmark.stats.discrimination_summary import add_to_record
 from benchmark.training.checkpoints import (
@@ -104,17 +107,6 @@ def run_identity(cfg: DictConfig, datamodule) -> dict:
         },
         "budget": run_budget(cfg),
     }
-
-
-def build_datamodule(cfg: DictConfig) -> pl.LightningDataModule:
-    """The dataset's DataModule with the protocol seeds and the noise setting."""
-    return instantiate(
-        cfg.dataset.datamodule,
-        reader=instantiate(cfg.dataset.reader),
-        seed=cfg.seed,
-        protocol_seed=cfg.protocol_seed,
-        noise=dataset_noise(cfg),
-    )
 
 
 def build_task(cfg: DictConfig, datamodule) -> OrderingTask:
@@ -257,9 +249,9 @@ class EvaluatedRun:
 
 
 def build(cfg: DictConfig, plan: RunPlan) -> BuiltRun:
-    """Threads and seeds, the data (checked scorable, the same as a resumed run began on;
-    its vocabulary saved beside the run), the model with its word vectors in the
-    LightningModule, and the Trainer."""
+    """Threads and seeds, the data (checked scorable and of the sizes expected, the same as
+    a resumed run began on; its vocabulary saved beside the run), the model with its word
+    vectors in the LightningModule, and the Trainer."""
     if threads := resolve_threads(cfg.cpu_threads):
         torch.set_num_threads(threads)
     if note := prepare_cpu_bf16(cfg.trainer.get("accelerator"), cfg.trainer.get("precision")):
@@ -271,6 +263,8 @@ def build(cfg: DictConfig, plan: RunPlan) -> BuiltRun:
     check_scorable_splits(
         cfg.dataset.name, datamodule.documents, cfg.include_trivial, has_noise(dataset_noise(cfg))
     )
+    check_document_sizes(cfg.dataset.name, datamodule.documents,
+                         cfg.get("max_document_sentences"))
     check_resumed_data(plan, datamodule.identity()["documents_sha256"])
     atomic_write_text(plan.work_dir / VOCAB_NAME, datamodule.vocab.to_json())  # every rank
     net, vectors_found = build_model(cfg, datamodule.vocab)
@@ -332,8 +326,9 @@ def evaluate(cfg: DictConfig, built: BuiltRun, fitted: FittedRun) -> EvaluatedRu
 def record(
     cfg: DictConfig, built: BuiltRun, fitted: FittedRun, evaluated: EvaluatedRun, work_dir: Path
 ) -> dict:
-    """Write the test predictions and the run record (`benchmark.records.run_record`), then
-    drop `checkpoints/last.ckpt` (a finished run never resumes) unless `keep_last_checkpoint`."""
+    """Write the test predictions and the run record (`benchmark.records.run_record`),
+    sealed with the digests of its files and parts (`benchmark.records.seal`), then drop
+    `checkpoints/last.ckpt` (a finished run never resumes) unless `keep_last_checkpoint`."""
     noise = dataset_noise(cfg)
     split_records = evaluated.split_records
     write_predictions(work_dir / PREDICTIONS_NAME, split_records["test"])
@@ -380,6 +375,7 @@ def record(
             built.datamodule, cfg.seed, cfg.include_trivial, cfg.bootstrap_resamples,
             cfg.protocol_seed,
         )
+    result = seal(result, work_dir)  # the digests of its files and parts (records.seal)
     write_run_record(work_dir, result)
     if not cfg.get("keep_last_checkpoint", False):  # a finished run never resumes
         (work_dir / CHECKPOINT_DIR / LAST_CHECKPOINT).unlink(missing_ok=True)

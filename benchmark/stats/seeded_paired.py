@@ -36,10 +36,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from benchmark.metrics.corpus import ScoredCorpus, metric_range, ratio, score_records
-from benchmark.records.predictions import read_predictions
+from benchmark.metrics.corpus import ScoredCorpus, ratio, score_records
+from benchmark.metrics.directions import metric_range
 from benchmark.records.run_collection import Run
-from benchmark.records.run_record import PREDICTIONS_NAME
 from benchmark.stats.bootstrap import CI_ALPHA, check_settings, percentile_interval, resampled
 from benchmark.stats.paired import PairingError, align_records
 
@@ -98,11 +97,7 @@ def load_row(runs: Sequence[Run]) -> SeededRow:
     """The row of `runs` (one per seed), read from their `predictions.jsonl`; scored under
     the first run's trivial policy. Raises `PairingError` or the errors of
     `benchmark.records.predictions.read_predictions`."""
-    records = [
-        [prediction.to_json() for prediction in read_predictions(run.path / PREDICTIONS_NAME)]
-        for run in runs
-    ]
-    return seeded_row(records, runs[0].include_trivial)
+    return seeded_row([run.predictions() for run in runs], runs[0].include_trivial)
 
 
 def _in_order(row: SeededRow, records: Sequence[dict]) -> SeededRow:

@@ -27,6 +27,8 @@ from pathlib import Path
 import pytorch_lightning as pl
 from pytorch_lightning.callbacks import Callback, RichProgressBar
 
+from benchmark.config.resolvers import VALID_PREFIX
+
 VERBOSE_ENV = "ORDERBENCH_VERBOSE"
 # the libraries' loggers that print device lines, tips, checkpoint restores and seeds
 LIBRARY_LOGGERS = ("pytorch_lightning", "lightning", "lightning_fabric", "lightning.pytorch",
@@ -193,7 +195,7 @@ class EpochLines(Callback):
         mark = ""
         if value is not None and not math.isnan(value) and (self.best is None or value > self.best):
             self.best, mark = value, " (best)"
-        metric = self.monitor.removeprefix("val/")
+        metric = self.monitor.removeprefix(f"{VALID_PREFIX}/")
         total = trainer.max_epochs if trainer.max_epochs not in (None, -1) else "?"
         log.info("epoch %d/%s  train loss %.4f  valid %s %s%s  %.0f s", epoch, total, loss,
                  metric, _figure(value), mark, time.monotonic() - self._started)
@@ -209,11 +211,67 @@ class EpochBar(RichProgressBar):
         return f"{text:{len(self.validation_description)}}"
 
 
+PROGRESS_SECONDS = 30.0  # a pass over a split that takes longer says how far it is
+
+
+class PassProgress:
+    """How far a long pass over a split is, one line at most every `PROGRESS_SECONDS`:
+    `decoding test: 12 of 40 batches (30%), 65 s`, handed to `emit` (the console log by
+    default); a pass shorter than that says nothing. `clock` gives the time in seconds."""
+
+    def __init__(self, what: str, total: int | None, emit=None, clock=time.monotonic) -> None:
+        self.what, self.total, self.clock = what, total, clock
+        self.emit = emit or log.info
+        self.started = self.said = clock()
+
+    def step(self, done: int) -> None:
+        """`done` batches of the pass are finished."""
+        now = self.clock()
+        if now - self.said < PROGRESS_SECONDS:
+            return
+        self.said = now
+        share = f" ({100 * done / self.total:.0f}%)" if self.total else ""
+        of = f" of {self.total}" if self.total else ""
+        self.emit(f"{self.what}: {done}{of} batches{share}, {now - self.started:.0f} s")
+
+
+class DecodingProgress(Callback):
+    """`PassProgress` of the valid and test decoding of a run, whose progress bars are off
+    on the quiet console: a test split of long documents takes minutes."""
+
+    def __init__(self) -> None:
+        self.progress: PassProgress | None = None
+
+    @staticmethod
+    def _total(batches) -> int | None:
+        total = sum(batches) if isinstance(batches, (list, tuple)) else batches
+        return int(total) if isinstance(total, (int, float)) and math.isfinite(total) else None
+
+    def on_validation_epoch_start(self, trainer: pl.Trainer, pl_module) -> None:
+        self.progress = PassProgress("decoding valid", self._total(trainer.num_val_batches))
+
+    def on_test_epoch_start(self, trainer: pl.Trainer, pl_module) -> None:
+        self.progress = PassProgress("decoding test", self._total(trainer.num_test_batches))
+
+    def _step(self, trainer: pl.Trainer, batch_idx: int) -> None:
+        if self.progress is not None and trainer.is_global_zero:
+            self.progress.step(batch_idx + 1)
+
+    def on_validation_batch_end(self, trainer, pl_module, outputs, batch, batch_idx,
+                                dataloader_idx: int = 0) -> None:  # fmt: skip
+        self._step(trainer, batch_idx)
+
+    def on_test_batch_end(self, trainer, pl_module, outputs, batch, batch_idx,
+                          dataloader_idx: int = 0) -> None:  # fmt: skip
+        self._step(trainer, batch_idx)
+
+
 def progress_bars(verbose: bool, enabled: bool) -> list[Callback]:
-    """The progress bar callback to add to a Trainer: Lightning's (from 1) when `verbose` and
-    the bar is `enabled` and rich is installed; else none."""
+    """The progress callback to add to a Trainer: Lightning's bar (from 1) when `verbose` and
+    the bar is `enabled` and rich is installed; else the lines of a long decoding pass
+    (`DecodingProgress`)."""
     if not (verbose and enabled):
-        return []
+        return [DecodingProgress()]
     try:
         import rich  # noqa: F401
     except ImportError:  # Lightning's own text bar then, counting from 0
@@ -245,8 +303,8 @@ def summary_lines(record: Mapping, run_dir: Path | str) -> list[str]:
     ci = (record.get("ci") or {}).get("test") or {}
     valid = (record.get("split") or {}).get("valid") or {}
     config = record.get("config") or {}
-    monitor = str(((config.get("early_stopping") or {}).get("monitor")) or "val/tau")
-    selected = monitor.removeprefix("val/")
+    monitor = str(((config.get("early_stopping") or {}).get("monitor")) or f"{VALID_PREFIX}/tau")
+    selected = monitor.removeprefix(f"{VALID_PREFIX}/")
     if record.get("stopped_by") == "untrained":
         lines.append(f"untrained ({record.get('model')}): valid {selected} "
                      f"{_figure(valid.get(selected))}")  # fmt: skip

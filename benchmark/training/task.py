@@ -29,6 +29,7 @@ import pytorch_lightning as pl
 import torch
 from torch import nn
 
+from benchmark.config.resolvers import VALID_PREFIX
 from benchmark.evaluation.test_shuffles import best_pass, reshuffle, shuffle_permutations
 from benchmark.metrics.corpus import metric_means, score_records, summarise
 from benchmark.records.prediction_records import gather_records, records_from_batch
@@ -159,7 +160,7 @@ class OrderingTask(pl.LightningModule):
         self._records.extend(records_from_batch(batch, orders, self.noisy))
 
     def on_validation_epoch_end(self) -> None:
-        self._finish_split("valid", "val")
+        self._finish_split("valid", VALID_PREFIX)
 
     def on_test_epoch_end(self) -> None:
         if self.test_shuffles == 1:

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchmark.cli_options import report_error
+from benchmark.cli_options import report_error, warnings_printed
 from benchmark.compare import compare_runs
 from benchmark.config.identity import changed_keys, identity_config
 from benchmark.records.atomic_io import atomic_write_group
@@ -415,7 +415,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _write_page(args: dict) -> int:
     try:
-        written = write(Path(args["runs"]), Path(args["out"]), args["variant"])
+        with warnings_printed(COMMAND.prog):  # the runs left out, and why
+            written = write(Path(args["runs"]), Path(args["out"]), args["variant"])
     except (ValueError, FileNotFoundError) as error:  # no runs folder, no finished run, ...
         return report_error(COMMAND.prog, error)
     for path in written:

@@ -49,8 +49,8 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from benchmark.cli_options import report_error
-from benchmark.metrics.corpus import metric_range
+from benchmark.cli_options import report_error, warnings_printed
+from benchmark.metrics.directions import metric_range
 from benchmark.records.run_collection import Run, collect_runs, group_runs
 from benchmark.report.cross_validation import (
     CROSS_VALIDATION,
@@ -707,7 +707,8 @@ def _write_page(keys: dict) -> int:
     args = SimpleNamespace(**keys)
     compare = [v for v in dict.fromkeys(args.compare) if v != args.variant]
     try:
-        runs = collect_runs(args.runs)
+        with warnings_printed(COMMAND.prog):  # the runs left out, and why
+            runs = collect_runs(args.runs)
     except FileNotFoundError as error:  # no such runs folder
         return report_error(COMMAND.prog, error)
     table, others = build(runs, args.variant, compare, args.ablation_reference, args.cv_variant)

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchmark.cli_options import UsageError, report_error
+from benchmark.cli_options import UsageError, report_error, warnings_printed
 from benchmark.records.run_collection import Run, collect_runs, group_runs
 from benchmark.records.training_log import log_is_zero_based
 from studies.selection_noise import COMMAND
@@ -208,7 +208,8 @@ def _parse(argv: Sequence[str]) -> dict:
 def _report(args: dict) -> int:
     pairs = args["pairs"]
     try:
-        runs = collect_runs(args["runs"])
+        with warnings_printed(COMMAND.prog):  # the runs left out, and why
+            runs = collect_runs(args["runs"])
     except FileNotFoundError as error:  # no runs folder
         return report_error(COMMAND.prog, error)
     table = noise_table(runs, args["variants"])

@@ -1,0 +1,52 @@
+"""A run's data: its DataModule built from the config, and whether the data a finished
+run's record was made on is still the data its config reads (docs/design.md, section 8).
+
+A record's `identity.data.documents_sha256` is the digest of the documents the run was
+trained and tested on. A skip of the finished run (`benchmark.run.plan.finished_with`) and
+a new pass over its data (`orderbench evaluate`) compare it with the documents the config
+reads now (`data_change`): the skip cheaply, from the processed-data cache's manifest where
+it holds the digest (`OrderingDataModule.documents_sha256`). Records made before `identity`
+existed have no digest and are not compared.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytorch_lightning as pl
+from hydra.utils import instantiate
+from omegaconf import DictConfig
+
+from benchmark.records.comparability import data_of
+from benchmark.records.run_record import RECORD_NAME
+from benchmark.records.seal import SHOWN_DIGITS
+from benchmark.run.model_builder import dataset_noise
+
+
+def build_datamodule(cfg: DictConfig) -> pl.LightningDataModule:
+    """The dataset's DataModule with the protocol seeds and the noise setting."""
+    return instantiate(
+        cfg.dataset.datamodule,
+        reader=instantiate(cfg.dataset.reader),
+        seed=cfg.seed,
+        protocol_seed=cfg.protocol_seed,
+        noise=dataset_noise(cfg),
+    )
+
+
+def recorded_documents_sha256(record: dict) -> str | None:
+    """The digest of the documents a finished run was made on (None: not recorded)."""
+    return data_of(record)["documents"]
+
+
+def data_change(run_dir: Path, record: dict, documents_sha256: str) -> str | None:
+    """One line saying that the run's record was made on other documents than those of
+    `documents_sha256`, or None (the same, or not recorded)."""
+    recorded = recorded_documents_sha256(record)
+    if recorded is None or recorded == documents_sha256:
+        return None
+    return (
+        f"{Path(run_dir) / RECORD_NAME}: the run was made on other data (documents sha256 "
+        f"{recorded[:SHOWN_DIGITS]}... in its record, {documents_sha256[:SHOWN_DIGITS]}... "
+        "now): the dataset's files changed since"
+    )
