@@ -188,8 +188,13 @@ BENCH = Command(
         _sized("paper_repeats", "repeats (median)"),
         _count("paper_threads", "PyTorch threads of the paper-size comparison", 1),
         _flag("paper_compile", "also the fast paths with the compiled update (`compile`)"),
+        _flag("cuda_graphs", "train as `cuda_graphs=true` does: bucketed batches, CUDA graphs "
+              "on a GPU"),
     ),
     "benchmark.bench.suite:main",
+    overrides="config overrides for every preset, after model= and dataset=: dotted keys, "
+              "or groups added with +, e.g. +experiment=attordernet_paper (the published "
+              "sizes) +reproduce=nips model.embeddings=FILE",
 )  # fmt: skip
 BENCH_PROFILE = Command(
     "bench profile", "where the training time of the paper-size presets goes",

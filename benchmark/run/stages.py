@@ -139,6 +139,7 @@ def wrap_task(cfg: DictConfig, net: torch.nn.Module) -> OrderingTask:
         test_shuffles=cfg.get("test_shuffles", 1),  # > 1: a pick on test, off by default
         protocol_seed=cfg.protocol_seed,
         compile_optimizer=bool(cfg.get("compile", False)),
+        cuda_graphs=bool(cfg.get("cuda_graphs", False)),
     )
 
 
