@@ -47,6 +47,7 @@ from benchmark.run.plan import (
     RunPlan,
     check_resumed_data,
 )
+from benchmark.run.processes import one_process_environment
 from benchmark.stats.bootstrap import CI_ALPHA, bootstrap_summary
 from benchmark.stats.discrimination_summary import add_to_record
 from benchmark.training.checkpoints import (
@@ -171,7 +172,8 @@ def build_trainer(cfg: DictConfig, plan: RunPlan) -> tuple[pl.Trainer, ModelChec
         max_time=None,  # enforced by the Timer above
         use_distributed_sampler=False,  # the DataModule shards its batches (data/sampler.py)
         callbacks=callbacks,
-        plugins=[AtomicCheckpointIO()],  # checkpoints renamed into place in their folder
+        # checkpoints renamed into place in their folder; one process in a shared job
+        plugins=[AtomicCheckpointIO(), *one_process_environment()],
         logger=loggers or False,
         default_root_dir=work_dir,
     )
