@@ -110,7 +110,7 @@ def test_the_summary_sets_the_gpu_figures_beside_their_references():
     figures = summary(steps)
     assert figures["bench_32: train docs/s, decode_beam64_docs_per_s, train peak MiB"] == [
         400.0, 90.0, 1200.0]
-    assert figures["cuda_graphs training speed-up"] == 2.5
+    assert figures["graphs_bench / bench_32, training docs/s"] == 2.5
     assert figures["runs together / alone, training docs/s"] == 2.8
     assert figures["nips test tau (CPU runs)"] == (
         "0.741 (0.738 ± 0.004, 3 runs); stopped by early_stopping at epoch 27")
@@ -147,3 +147,30 @@ def test_the_dry_run_trains_with_a_kit_on_the_cpu(tmp_path: Path):
     assert (nips["status"], nips["epochs"], nips["stopped_by"]) == ("ok", 2, "max_epochs")
     assert -1 <= nips["test_tau"] <= 1 and nips["cpu_runs"]["runs"] == 3
     assert graphs["status"] == "ok" and graphs["steps"] == 1
+
+
+@pytest.mark.parametrize("device", ["cuda", "cpu"])
+def test_every_steps_command_is_one_its_tool_accepts(device, tmp_path: Path, monkeypatch):
+    """Each step's command line, as the check builds it, parses and composes (the bench's
+    arguments, the training run's Hydra overrides), on either device's profile."""
+    import torch
+
+    from benchmark.bench.suite import parse_args
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # as on the GPU machine
+    from benchmark.config.compose import compose_config
+
+    check = Check(device, gpu_check.PROFILES[device], tmp_path / "kit", tmp_path, tmp_path,
+                  gpu_check.PROFILES[device].runs, deadline=time.monotonic() + 600)
+    for step in gpu_check.STEPS:
+        argv = step.command(check, check.profile.caps[step.name])
+        # a sweep (-m) composes as its first run
+        module, arguments = argv[2], [word.split(",")[0] for word in argv[3:] if word != "-m"]
+        if module == "benchmark.bench.suite":
+            presets, settings, *_ = parse_args(arguments)
+            assert presets == ["attordernet"] and settings.device == device, step.name
+        else:
+            assert module == "benchmark.train", step.name
+            cfg = compose_config(arguments, return_hydra_config=True)
+            assert cfg.model.name == "attordernet" and cfg.logger.keys() == {"csv"}, step.name
+            assert cfg.trainer.max_epochs in (1, 2, 100), step.name

@@ -80,9 +80,9 @@ CUDA = Profile(
     short=("trainer.max_epochs=1", "+trainer.limit_train_batches=60",
            "+trainer.limit_val_batches=4", "+trainer.limit_test_batches=4",
            "evaluate_discrimination=false"),
-    caps={"install": 60, "bench_32": 60, "bench_bf16": 60, "nips_run": 280, "ddp": 45,
-          "bf16_mixed": 45, "runs_alone": 60, "runs_shared": 90, "graphs_bench": 90,
-          "graphs_run": 60},
+    caps={"install": 60, "bench_32": 60, "bench_bf16": 60, "nips_run": 240, "ddp": 45,
+          "bf16_mixed": 45, "runs_alone": 50, "runs_shared": 70, "graphs_bench": 120,
+          "graphs_run": 90},
 )  # fmt: skip
 CPU_EVAL = ("+trainer.limit_val_batches=1", "+trainer.limit_test_batches=1",
             "dataset.datamodule.eval_batch_size=16", "model.beam_size=4")  # fmt: skip
@@ -140,15 +140,18 @@ class Check:
     def runs_dir(self, step: str) -> Path:
         return self.scratch / "runs" / step
 
+    def paper_run(self) -> list[str]:
+        """The kit's run (`kit.PAPER_RUN`) with the kit's word vectors."""
+        return [*PAPER_RUN, f"model.embeddings={(self.kit / GLOVE).resolve()}"]
+
     def run_overrides(self, step: str) -> list[str]:
-        """The kit's run (`kit.PAPER_RUN`) with its word vectors, CSV log, own folder."""
-        return [*PAPER_RUN, f"model.embeddings={(self.kit / GLOVE).resolve()}", "logger=csv",
-                f"paths.runs={self.runs_dir(step)}"]  # fmt: skip
+        """The kit's run with a CSV log, in the step's own runs folder."""
+        return [*self.paper_run(), "logger=csv", f"paths.runs={self.runs_dir(step)}"]
 
     def bench(self, step: str, *keys: str) -> list[str]:
         """`orderbench bench` of the kit's run (its model the preset, its `dataset=` the
         bench's) at the profile's sizes, the record in scratch."""
-        model, *overrides = self.run_overrides(step)
+        model, *overrides = self.paper_run()
         return [sys.executable, "-m", "benchmark.bench.suite", f"device={self.device}",
                 f"presets={model.split('=')[1]}", "paper=false", "isolate=false",
                 *self.profile.bench, *keys, f"out={self.scratch / f'{step}.json'}",
@@ -183,8 +186,9 @@ def _check(args: dict) -> int:
     if unknown := sorted(set(chosen) - {step.name for step in STEPS} - {"install"}):
         return _refuse(f"steps: unknown {unknown}; the steps: install, "
                        f"{', '.join(step.name for step in STEPS)}")
+    kit = Path(args["kit"]).resolve()  # the steps run in the code's folder
     try:
-        manifest = read_manifest(Path(args["kit"]))
+        manifest = read_manifest(kit)
     except KitError as error:
         return _refuse(error)
     machine = probe_machine()
@@ -193,8 +197,8 @@ def _check(args: dict) -> int:
         return _refuse(f"device=cuda but PyTorch sees no GPU here ({why}); the dry run on a "
                        "CPU is device=cpu")
     minutes = args["minutes"] or profile.minutes
-    check = Check(device, profile, Path(args["kit"]), out, scratch, args["runs"] or profile.runs,
-                  time.monotonic() + 60 * minutes)  # fmt: skip
+    check = Check(device, profile, kit, out.resolve(), scratch.resolve(),
+                  args["runs"] or profile.runs, time.monotonic() + 60 * minutes)  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     check.log.write_text("")
     check.record = {
@@ -516,7 +520,7 @@ def summary(steps: dict) -> dict:
     if "graphs_bench" in steps and "bench_32" in steps:
         eager, graphs = steps["bench_32"], steps["graphs_bench"]
         if "train_docs_per_s" in eager and "train_docs_per_s" in graphs:
-            out["cuda_graphs training speed-up"] = round(
+            out["graphs_bench / bench_32, training docs/s"] = round(
                 graphs["train_docs_per_s"] / eager["train_docs_per_s"], 2)
     nips = steps.get("nips_run", {})
     if "test_tau" in nips:
