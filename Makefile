@@ -21,15 +21,20 @@ SWEEP_REPRO ?= reproduction_e100
 VARIANT    ?= $(patsubst reproduction%,repro%,$(SWEEP_REPRO))
 COMPARE    ?=
 CV_VARIANT ?=
+# `make gpu-kit` / `make gpu-check`: the kit folder, and the check's device (cpu: its dry
+# run here); where no .venv is (the GPU machine), the machine's own python3 runs the check
+KIT        ?= gpu-kit
+DEVICE     ?= cuda
+CHECK_PY   := $(if $(wildcard $(PY)),$(PY),python3)
 COMMA      := ,
 SPACE      := $(subst ,, )
 
 .PHONY: help setup train test test-slow data lint leaderboard plots bench \
 	sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction \
-	reproduction-report nips nips-report
+	reproduction-report nips nips-report gpu-kit gpu-check
 
 # variables `make help` shows with their values
-HELP_VARS  := TORCH_SPEC EXTRAS TRAINER RUNS
+HELP_VARS  := TORCH_SPEC EXTRAS TRAINER RUNS KIT
 help:  ## list the targets
 	@$(foreach v,$(HELP_VARS),$(v)='$($(v))') awk -v names='$(HELP_VARS)' \
 		'function expand(text,  n, i, key, at, out) { \
@@ -79,6 +84,12 @@ plots: setup  ## RUNS/reports/plots/*.png from the finished runs under RUNS=runs
 
 bench: setup  ## measured throughput of every preset: training, decoding, scaling, batched vs per-document search; paper-size training, fast vs reference paths (ARGS="presets=... quick=true")
 	$(OB) bench $(ARGS)
+
+gpu-kit: setup  ## gather into KIT=$(KIT) what a GPU machine lacks for `make gpu-check` (wheels, the NIPS abstracts of ORDERBENCH_DATASETS, their GloVe vectors) and print what to carry and run there (ARGS="nips=synthetic": a dry-run kit without the corpus)
+	$(PY) -m benchmark.bench.gpu_kit kit=$(KIT) $(ARGS)
+
+gpu-check:  ## on a GPU machine, from the kit: bench, a NIPS run, DDP, bf16, runs sharing the GPU, CUDA graphs, in one timed command; DEVICE=cpu: its dry run here, in small (record and log into the folder OUT names, else results/bench)
+	$(CHECK_PY) -m benchmark.bench.gpu_check device=$(DEVICE) kit=$(KIT) $(ARGS)
 
 sweep: setup  ## submit the jobs of conf/sweep/SWEEP.yaml to SLURM (SWEEP=paper TRAINER=gpu|ddp|cpu, here $(TRAINER): gpu when nvidia-smi sees one; ARGS=...)
 	$(OB) sweep run $(SWEEP) hydra/launcher=slurm trainer=$(TRAINER) $(ARGS)

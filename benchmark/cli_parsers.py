@@ -190,8 +190,13 @@ BENCH = Command(
         _sized("paper_repeats", "repeats (median)"),
         _count("paper_threads", "PyTorch threads of the paper-size comparison", 1),
         _flag("paper_compile", "also the fast paths with the compiled update (`compile`)"),
+        _flag("cuda_graphs", "train as `cuda_graphs=true` does: bucketed batches, CUDA graphs "
+              "on a GPU"),
     ),
     "benchmark.bench.suite:main",
+    overrides="config overrides for every preset, after model= and dataset=: dotted keys, "
+              "or groups added with +, e.g. +experiment=attordernet_paper (the published "
+              "sizes) +reproduce=nips model.embeddings=FILE",
 )  # fmt: skip
 BENCH_PROFILE = Command(
     "bench profile", "where the training time of the paper-size presets goes",
@@ -225,6 +230,38 @@ BENCH_TSORT = Command(
         _count("seed", "seed of the synthetic precedence matrices", 0, minimum=0),
     ),
     "benchmark.bench.tsort:main",
+)  # fmt: skip
+
+KIT = Key("kit", "the kit folder", "gpu-kit", metavar="DIR")
+BENCH_GPU_KIT = Command(
+    "bench gpu-kit", "gather what a GPU machine lacks for `bench gpu-check` into one folder",
+    (
+        KIT,
+        Key("nips", "the NIPS abstracts (SE-Graph layout), or `synthetic`: NIPS-like "
+            "abstracts of GloVe words, for a dry run without the corpus", metavar="DIR",
+            shown="$ORDERBENCH_DATASETS/nips_nseg"),
+        Key("python", "the GPU machine's Python, for its wheels", "3.12", metavar="X.Y"),
+        _flag("wheels", "download the wheels (false: a kit for this machine's packages)", True),
+    ),
+    "benchmark.bench.gpu_kit:main",
+)  # fmt: skip
+BENCH_GPU_CHECK = Command(
+    "bench gpu-check", "install a GPU kit, then measure the GPU path in one timed command",
+    (
+        Key("device", "cuda: the check; cpu: its dry run, in small", "cuda", kind="choice",
+            choices=DEVICES),
+        KIT,
+        Key("out", "the folder of the record and the log (gpu-check-<device>.json, .log)",
+            metavar="DIR", shown="$OUT if set, else results/bench"),
+        Key("scratch", "the folder of the installed wheels, runs and records", metavar="DIR",
+            shown="a new temporary folder"),
+        _count("minutes", "the time budget of all steps together", None,
+               shown="8; device=cpu: 20"),
+        _count("runs", "runs sharing the GPU in the concurrency step", None,
+               shown="4; device=cpu: 2", minimum=2),
+        Key("steps", "the steps to run after `install`", kind="list", shown="all"),
+    ),
+    "benchmark.bench.gpu_check:main",
 )  # fmt: skip
 
 # -- data -----------------------------------------------------------------------------------
@@ -277,5 +314,6 @@ PRESETS = Command(
 
 COMMANDS = (
     TRAIN, EVALUATE, SCORE, COMPARE, PREDICT, LEADERBOARD, PLOTS, BENCH, BENCH_PROFILE,
-    BENCH_TSORT, DATACARD, PREPARE, SWEEP_RUN, SWEEP_LIST, SWEEP_SUMMARY, PARAMS, PRESETS,
+    BENCH_TSORT, BENCH_GPU_KIT, BENCH_GPU_CHECK, DATACARD, PREPARE, SWEEP_RUN, SWEEP_LIST,
+    SWEEP_SUMMARY, PARAMS, PRESETS,
 )  # the order of `orderbench --help`; the studies' commands follow

@@ -93,3 +93,23 @@ def collate(examples: list[Example]) -> dict:
     if all(ex.texts is not None for ex in examples):
         batch["texts"] = [list(ex.texts) for ex in examples]
     return batch
+
+
+def padded_to(batch: dict, sentences: int, tokens: int) -> dict:
+    """``batch`` with its (B, N) and (B, N, T) tensors padded up to ``sentences`` slots and
+    ``tokens`` words (padding sentences and <pad> words, as ``collate`` pads); the lists
+    and (B,) tensors are kept. A model's loss and orders do not change: every model masks
+    padding. Sizes below the batch's own are refused."""
+    n_max, t_max = batch["tokens"].shape[1:]
+    if sentences < n_max or tokens < t_max:
+        raise ValueError(f"cannot pad a batch of ({n_max}, {t_max}) to ({sentences}, {tokens})")
+    grow_n, grow_t = sentences - n_max, tokens - t_max
+    fills = {"tokens": PAD_ID, "token_lengths": 0, "sentence_mask": False, "gold_order": -1}
+    padded = dict(batch)
+    for key, fill in fills.items():
+        value = batch.get(key)
+        if value is None:
+            continue
+        widths = (0, grow_t, 0, grow_n) if value.dim() == 3 else (0, grow_n)
+        padded[key] = torch.nn.functional.pad(value, widths, value=fill)
+    return padded

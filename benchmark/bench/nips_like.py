@@ -34,8 +34,10 @@ VOCABULARY = 14_000  # distinct training words of the NIPS split (14,007 with <p
 SPLIT_SIZES = {"train": 2427, "valid": 408, "test": 377}  # abstracts per split
 
 
-def nips_like_documents(count: int, seed: int, prefix: str) -> list[dict]:
-    """`count` documents {"id", "sentences"} with NIPS's sentence and token counts."""
+def nips_like_documents(count: int, seed: int, prefix: str,
+                        words: list[str] | None = None) -> list[dict]:
+    """`count` documents {"id", "sentences"} with NIPS's sentence and token counts; word i
+    is `words[i]` (`VOCABULARY` of them), else `w<i>`."""
     rng = random.Random(seed)
     sizes, size_weights = list(SENTENCES), list(SENTENCES.values())
     bins, bin_weights = list(TOKENS), list(TOKENS.values())
@@ -44,8 +46,8 @@ def nips_like_documents(count: int, seed: int, prefix: str) -> list[dict]:
         sentences = []
         for _ in range(rng.choices(sizes, size_weights)[0]):
             low, high = rng.choices(bins, bin_weights)[0]
-            words = rng.choices(range(VOCABULARY), k=rng.randint(low, high))
-            sentences.append(" ".join(f"w{word}" for word in words))
+            ids = rng.choices(range(VOCABULARY), k=rng.randint(low, high))
+            sentences.append(" ".join(words[i] if words else f"w{i}" for i in ids))
         documents.append({"id": f"{prefix}-{index}", "sentences": sentences})
     return documents
 

@@ -52,15 +52,22 @@ class Settings:
     decode_docs: int  # test documents for decoding throughput
     reference_docs: int  # documents decoded by the reference, per check and beam
     repeats: int  # timed calls per decoding figure (median)
+    overrides: tuple[str, ...] = ()  # config overrides after model= and dataset= (e.g. the
+    #                                  published sizes: +experiment=attordernet_paper)
+    cuda_graphs: bool = False  # the training step as `cuda_graphs: true` runs it
+
+
+def preset_overrides(preset: str, settings: Settings) -> list[str]:
+    """The config overrides `preset` is composed with."""
+    return [f"model={preset}", f"dataset={settings.dataset}", *OVERRIDES.get(preset, []),
+            *settings.overrides]  # fmt: skip
 
 
 def bench_preset(preset: str, settings: Settings) -> dict:
     """Every figure of `preset`, or {"status": "skipped", "reason": ...} when it cannot be
     built here (an optional package is missing)."""
     device = torch.device(settings.device)
-    cfg = compose_config(
-        [f"model={preset}", f"dataset={settings.dataset}", *OVERRIDES.get(preset, [])]
-    )
+    cfg = compose_config(preset_overrides(preset, settings))
     threads = settings.threads or resolve_threads(cfg.get("cpu_threads"))
     if threads:
         torch.set_num_threads(threads)
@@ -86,7 +93,8 @@ def bench_preset(preset: str, settings: Settings) -> dict:
     if getattr(net, "trainable", True):
         clip = cfg.trainer.get("gradient_clip_val")
         result["train"] = training_throughput(
-            task, datamodule, device, settings.precision, settings.steps, settings.warmup, clip
+            task, datamodule, device, settings.precision, settings.steps, settings.warmup, clip,
+            settings.cuda_graphs,
         )
     searches = hasattr(net, "search")  # the random baseline ignores the beam
     beams = settings.beams if searches else [1]

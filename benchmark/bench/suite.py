@@ -37,12 +37,12 @@ import torch
 
 from benchmark.bench.machine import load_average, machine_info
 from benchmark.bench.paper import compare_paths, paper_table
-from benchmark.bench.preset import Settings, bench_preset
+from benchmark.bench.preset import Settings, bench_preset, preset_overrides
 from benchmark.bench.table import reference_table, scaling_table, throughput_table
 from benchmark.bench.tsort import tsort_table, tsort_timings
-from benchmark.cli_options import UsageError
+from benchmark.cli_options import UsageError, unknown_key
 from benchmark.cli_parsers import BENCH, FULL, QUICK
-from benchmark.config.compose import CONF_DIR
+from benchmark.config.compose import COMPOSE_ERRORS, CONF_DIR, compose_config, compose_error
 from benchmark.records.atomic_io import atomic_write_text
 from models.registry import get_preset, preset_names
 
@@ -55,6 +55,10 @@ def parse_args(argv: Sequence[str]) -> tuple[list[str], Settings, Path, bool, di
     """The arguments (`BENCH`) -> presets, settings, output path, isolate, and the
     paper-size comparison's settings (None: not run)."""
     given = BENCH.parse(argv)
+    for word in given["overrides"]:  # a config key is dotted, or added (+) or removed (~)
+        name = word.partition("=")[0]
+        if not (name.startswith(("+", "~")) or "." in name):
+            raise UsageError(unknown_key(BENCH, name, word))
     quick = given["quick"]
     args = {**given, **{key: given[key] if given[key] is not None else value
                         for key, value in (QUICK if quick else FULL).items()}}  # fmt: skip
@@ -79,7 +83,15 @@ def parse_args(argv: Sequence[str]) -> tuple[list[str], Settings, Path, bool, di
         decode_docs=args["decode_docs"],
         reference_docs=args["reference_docs"],
         repeats=args["repeats"],
+        overrides=tuple(args["overrides"]),
+        cuda_graphs=args["cuda_graphs"],
     )
+    if settings.overrides:  # refused here, in one line, rather than per preset
+        for preset in presets:
+            try:
+                compose_config(preset_overrides(preset, settings))
+            except COMPOSE_ERRORS as error:
+                raise UsageError(f"{preset}: {compose_error(error)}") from None
     out = Path(args["out"] or f"results/bench/{device}{'-quick' if quick else ''}.json")
     paper = None
     if args["paper"]:

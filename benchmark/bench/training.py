@@ -5,7 +5,11 @@ batches, `data/sampler.py`), as in `python -m benchmark.train`; a step is what t
 LightningModule does per batch: the model's loss, backward, gradient clipping at the
 trainer's `gradient_clip_val`, the optimiser step. Lightning's own per-step bookkeeping
 (logging, callbacks) is left out. After `warmup` steps, `steps` steps are timed, each
-split into loading (the loader's next batch, moved to the device) and the model step.
+split into loading (the loader's next batch, moved to the device) and the model step. With
+`cuda_graphs`, the loss is the one `cuda_graphs: true` trains with
+(`benchmark.training.cuda_graphs`: bucketed batches, CUDA graphs on a GPU); the warm-up
+then records the graphs of the shapes it meets, and the figures say how many shapes were
+met in all and during the timed steps (a new one there is recorded, and timed, too).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import torch
 
 from benchmark.bench.machine import peak_memory_mb, reset_peak_memory
 from benchmark.bench.timing import autocast, synchronize
+from benchmark.training.cuda_graphs import CapturedLoss
 from models.batch import to_device
 
 
@@ -29,10 +34,12 @@ def training_throughput(
     steps: int,
     warmup: int,
     clip: float | None,
+    cuda_graphs: bool = False,
 ) -> dict:
     """Documents and real tokens per second over `steps` timed steps of `task.net`, the
     loading share of the time, and the phase's peak memory."""
     net = task.net.to(device).train()
+    loss_of = CapturedLoss(net, device.type) if cuda_graphs else net.loss
     optimizer = task.configure_optimizers()
     if isinstance(optimizer, dict):  # with a learning-rate schedule (not stepped here)
         optimizer = optimizer["optimizer"]
@@ -40,13 +47,18 @@ def training_throughput(
     reset_peak_memory(device)
     load = step = 0.0
     docs = tokens = 0
+    warmup_started = time.perf_counter()
+    warmed_shapes = 0
     for index in range(warmup + steps):
+        if index == warmup:
+            warmup_s = time.perf_counter() - warmup_started
+            warmed_shapes = len(loss_of.shapes) if cuda_graphs else 0
         start = time.perf_counter()
         batch = to_device(next(batches), device)
         synchronize(device)
         loaded = time.perf_counter()
         with autocast(device, precision):
-            loss = net.loss(batch)
+            loss = loss_of(batch)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if clip:
@@ -59,6 +71,11 @@ def training_throughput(
             docs += len(batch["n_sentences"])
             tokens += int(batch["token_lengths"].sum())
     total = load + step
+    graphs = {}
+    if cuda_graphs:
+        graphs = {"cuda_graphs": {"captured": loss_of.captures, "shapes": len(loss_of.shapes),
+                                  "new_shapes_timed": len(loss_of.shapes) - warmed_shapes,
+                                  "warmup_s": round(warmup_s, 2)}}  # fmt: skip
     return {
         "steps": steps,
         "docs_per_s": round(docs / total, 1),
@@ -68,6 +85,7 @@ def training_throughput(
         "load_share": round(load / total, 4),
         "docs_per_step": round(docs / steps, 1),
         "peak_memory_mb": peak_memory_mb(device),
+        **graphs,
     }
 
 

@@ -71,6 +71,7 @@ SETTINGS = {
     "cpu_threads": ("int", 1, True),
     "max_document_sentences": ("int", 2, True),
     "compile": ("bool", None, False),
+    "cuda_graphs": ("bool", None, False),
     "early_stopping.patience": ("int", 0, True),
     "model.optimizer.lr": ("number", 0, False),  # inf is let through: the NaN guard stops it
     "include_trivial": ("bool", None, False),
@@ -81,8 +82,9 @@ SETTINGS = {
 }
 # keys that code reads with `.get` and a config may lack (a `+` override may add them)
 OPTIONAL_KEYS = frozenset({
-    "cpu_threads", "compile", "rerun", "keep_last_checkpoint", "dataset.noise", "model.embeddings",
-    "max_document_sentences", "model.embedding_dim", "model.optimizer", "model.scheduler",
+    "cpu_threads", "compile", "cuda_graphs", "rerun", "keep_last_checkpoint", "dataset.noise",
+    "model.embeddings", "max_document_sentences", "model.embedding_dim", "model.optimizer",
+    "model.scheduler",
     "test_shuffles", "variant_tag", "verbose",
 })
 _OPTIMIZER_KEYS = frozenset({"model.optimizer.lr"})

@@ -57,6 +57,7 @@ ADDED_DEFAULTS = {
     "dataset.datamodule.tokenizer": "regex",  # the suite's regex tokenizer
     "test_shuffles": 1,  # one test pass on the fixed permutations
     "compile": False,  # the optimiser's update eager (rounds as before)
+    "cuda_graphs": False,  # training batches as collated, not padded to fixed shapes
 }
 
 # keys that name the run directory itself (conf/config.yaml `hydra.run.dir`), so the config

@@ -49,6 +49,7 @@ from benchmark.run.plan import (
     RunPlan,
     check_resumed_data,
 )
+from benchmark.run.processes import one_process_environment
 from benchmark.run.run_data import build_datamodule
 from benchmark.stats.bootstrap import CI_ALPHA, bootstrap_summary
 from benchmark.stats.discrimination_summary import add_to_record
@@ -131,6 +132,7 @@ def wrap_task(cfg: DictConfig, net: torch.nn.Module) -> OrderingTask:
         test_shuffles=cfg.get("test_shuffles", 1),  # > 1: a pick on test, off by default
         protocol_seed=cfg.protocol_seed,
         compile_optimizer=bool(cfg.get("compile", False)),
+        cuda_graphs=bool(cfg.get("cuda_graphs", False)),
     )
 
 
@@ -162,7 +164,8 @@ def build_trainer(cfg: DictConfig, plan: RunPlan) -> tuple[pl.Trainer, ModelChec
         max_time=None,  # enforced by the Timer above
         use_distributed_sampler=False,  # the DataModule shards its batches (data/sampler.py)
         callbacks=callbacks,
-        plugins=[AtomicCheckpointIO()],  # checkpoints renamed into place in their folder
+        # checkpoints renamed into place in their folder; one process in a shared job
+        plugins=[AtomicCheckpointIO(), *one_process_environment()],
         logger=loggers or False,
         default_root_dir=work_dir,
     )

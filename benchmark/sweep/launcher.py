@@ -15,6 +15,8 @@ with status 1. A relaunch resumes those runs from `checkpoints/last.ckpt` or rer
 Once a run has failed on a full disk (its `failed.json` has `errno` ENOSPC or EDQUOT), the
 later batches (`hydra.sweeper.max_batch_size`) are not launched: each of their runs would
 fail the same way; the summary lists them where they stand (not run, or interrupted).
+With `hydra.launcher.runs_per_gpu` above 1, several runs share each GPU
+(`benchmark.sweep.gpu_sharing`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,15 @@ from benchmark.records.failure import (
     write_job_end,
 )
 from benchmark.run.plan import RunConflictError, finished_with
+from benchmark.run.processes import run_alone
+from benchmark.sweep.gpu_sharing import (
+    RUNS_PER_GPU,
+    SharingError,
+    local_placements,
+    runs_per_gpu,
+    slurm_groups,
+    visible_gpus,
+)
 from benchmark.sweep.slurm_pending import pending_warning, read_squeue, stuck_jobs
 from benchmark.sweep.slurm_resources import ResourceRequest, check_request, read_sinfo
 
@@ -145,8 +156,13 @@ class BaseSweepLauncher:
             log.error("%d run(s) not launched: %s failed on a full disk (%s); free space and "
                       "relaunch the same command", len(sweep.todo), run_dir, error)
             return sweep.not_launched()
-        if self._EXECUTOR == "slurm":
-            check_partition(self.params)
+        try:
+            plan = self._plan(len(sweep.todo))
+        except SharingError as error:
+            raise SystemExit(f"nothing was launched: {error}") from None
+        if self._EXECUTOR == "slurm":  # as many tasks as a job of shared runs has
+            tasks = max(len(runs) for runs, _ in plan)
+            check_partition({**self.params, **({"tasks_per_node": tasks} if tasks > 1 else {})})
         sweep_dir = Path(str(self.config.hydra.sweep.dir))
         sweep_dir.mkdir(parents=True, exist_ok=True)
         if "mode" in self.config.hydra.sweep:
@@ -158,8 +174,8 @@ class BaseSweepLauncher:
             for index, overrides, _ in sweep.todo
         ]
         submitted_at = time.time()
-        jobs = self._executor().map_array(self, *zip(*arguments, strict=True))
-        log.info("submitted %d %s job(s): %s", len(jobs), self._EXECUTOR,
+        jobs = self._submit(arguments, plan)
+        log.info("submitted %d %s job(s): %s", len({job.job_id for job in jobs}), self._EXECUTOR,
                  ", ".join(sorted({job.job_id.split("_")[0] for job in jobs})))
         self._wait(jobs)
         for job, (index, overrides, run_dir) in zip(jobs, sweep.todo, strict=True):
@@ -171,11 +187,51 @@ class BaseSweepLauncher:
                 self._full_disk = (run_dir, failure["error"])
         return sweep.returns
 
-    def _executor(self):
-        """submitit's executor with `self.params` (as hydra-submitit-launcher sets it up)."""
+    def _plan(self, runs: int) -> list[tuple[list[int], tuple[int, ...] | None]]:
+        """The jobs that train the `runs` (`benchmark.sweep.gpu_sharing`): the positions of
+        each job's runs (several on SLURM with `runs_per_gpu`: one task each, sharing the
+        job's GPU) and the GPUs it sees (local launcher with a GPU trainer; None: as
+        submitit gives them)."""
+        gpus, sharing = self.params.get("gpus_per_node"), runs_per_gpu(self.params)
+        if not gpus:  # a CPU trainer: nothing to place or share
+            return [([run], None) for run in range(runs)]
+        if self._EXECUTOR == "local":
+            placed = local_placements(runs, visible_gpus(), gpus, sharing)
+            return [([run], tuple(place)) for run, place in enumerate(placed)]
+        groups = slurm_groups(runs, sharing, gpus, self.params.get("nodes") or 1)
+        return [(list(group), None) for group in groups]
+
+    def _submit(self, arguments: list[tuple], plan: list) -> list:
+        """Submit the jobs of `plan` (`_plan`), alike ones together; returns each run's job
+        (its task, in a job of several runs), in the order of `arguments`."""
+        jobs: list = [None] * len(arguments)
+        alike: dict[tuple, list[list[int]]] = {}
+        for runs, gpus in plan:
+            alike.setdefault((len(runs), gpus), []).append(runs)
+        for (tasks, gpus), groups in alike.items():
+            updates: dict = {"tasks_per_node": tasks} if tasks > 1 else {}
+            if gpus is not None:  # submitit would show every run the first GPUs
+                visible = f"export CUDA_VISIBLE_DEVICES={','.join(map(str, gpus))}"
+                updates["setup"] = [*(self.params.get("setup") or []), visible]
+            executor = self._executor(**updates)
+            if tasks == 1:
+                submitted = executor.map_array(self, *_columns([arguments[g[0]] for g in groups]))
+            else:
+                submitted = executor.map_array(
+                    SharedGpuTasks(self), [[arguments[run] for run in g] for g in groups]
+                )
+            for group, job in zip(groups, submitted, strict=True):
+                for task, run in enumerate(group):
+                    jobs[run] = job.task(task) if tasks > 1 else job
+        return jobs
+
+    def _executor(self, **updates):
+        """submitit's executor with `self.params` and `updates` (as hydra-submitit-launcher
+        sets it up)."""
         import submitit
 
-        params = dict(self.params)
+        params = {**self.params, **updates}
+        params.pop(RUNS_PER_GPU, None)
         init = {"folder": params.pop("submitit_folder")}
         if "max_num_timeout" in params:
             init[f"{self._EXECUTOR}_max_num_timeout"] = params.pop("max_num_timeout")
@@ -249,6 +305,32 @@ class BaseSweepLauncher:
         """The run's `failed.json` if the job itself wrote it during this launch."""
         path = run_dir / FAILURE_NAME
         return read_failure(run_dir) if path.is_file() and path.stat().st_mtime >= since else None
+
+
+class SharedGpuTasks:
+    """The function of a SLURM job whose tasks are runs sharing its GPU
+    (`hydra.launcher.runs_per_gpu`): task k runs the k-th arguments with the launcher, as
+    one process of its own (`benchmark.run.processes.run_alone`)."""
+
+    def __init__(self, launcher: BaseSweepLauncher):
+        self.launcher = launcher
+
+    def __call__(self, arguments: list[tuple]) -> JobReturn:
+        import submitit
+
+        run_alone()
+        return self.launcher(*arguments[submitit.JobEnvironment().global_rank])
+
+    def checkpoint(self, arguments: list[tuple]):
+        """On the time limit: requeue the whole job; each run resumes or is skipped."""
+        import submitit
+
+        return submitit.helpers.DelayedSubmission(self, arguments)
+
+
+def _columns(rows: list[tuple]) -> zip:
+    """The argument lists of `map_array`: one per position of the rows."""
+    return zip(*rows, strict=True)
 
 
 def _last_trace_line(error: Exception) -> str:

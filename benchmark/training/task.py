@@ -34,6 +34,7 @@ from benchmark.evaluation.test_shuffles import best_pass, reshuffle, shuffle_per
 from benchmark.metrics.corpus import metric_means, score_records, summarise
 from benchmark.records.prediction_records import gather_records, records_from_batch
 from benchmark.training.compiled_optimizer import compile_update
+from benchmark.training.cuda_graphs import CapturedLoss
 from benchmark.training.optimisation import (
     decay_epochs,
     linear_warmup,
@@ -62,6 +63,7 @@ class OrderingTask(pl.LightningModule):
         test_shuffles: int = 1,  # > 1: best-PMR pass of that many test presentations (a pick
         protocol_seed: int = 0,  # on test, off by default); the seed of their draws
         compile_optimizer: bool = False,  # torch.compile the update (config key `compile`)
+        cuda_graphs: bool = False,  # bucketed batches, loss captured as CUDA graphs on a GPU
     ):
         super().__init__()
         if int(test_shuffles) < 1:
@@ -76,6 +78,8 @@ class OrderingTask(pl.LightningModule):
         self.test_shuffles = int(test_shuffles)
         self.protocol_seed = int(protocol_seed)
         self.compile_optimizer = compile_optimizer
+        self.cuda_graphs = cuda_graphs
+        self._captured: CapturedLoss | None = None  # made on the first step, on its device
         self._records: list[dict] = []
         self._pass_records: list[list[dict]] = []
         self.split_records: dict[str, list[dict]] = {}
@@ -89,8 +93,15 @@ class OrderingTask(pl.LightningModule):
             datamodule.set_epoch(self.current_epoch)
 
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
-        loss = self.net.loss(batch)
-        self.log("train/loss", loss, prog_bar=True, batch_size=len(batch["doc_ids"]))
+        if not self.cuda_graphs:
+            loss = self.net.loss(batch)
+        else:  # `benchmark.training.cuda_graphs`
+            if self._captured is None:
+                self._captured = CapturedLoss(self.net, self.device.type)
+            loss = self._captured(batch)
+        # a captured graph's output is overwritten by its next replay: log a copy
+        logged = loss.detach().clone() if self.cuda_graphs else loss
+        self.log("train/loss", logged, prog_bar=True, batch_size=len(batch["doc_ids"]))
         self.log("epoch", float(self.current_epoch + 1))  # counted from 1, not Lightning's 0
         return loss
 

@@ -1,0 +1,69 @@
+"""What a GPU kit holds and where (`make gpu-kit` makes it, `make gpu-check` reads it;
+docs/performance.md, "The GPU kit").
+
+A GPU machine lent for a check has PyTorch, Lightning and transformers but not the rest of
+what the suite imports, no network, and takes at most 64 MiB of files with the working
+tree. The kit is one git-ignored folder with what it lacks:
+
+- `wheels/`: the packages its image does not have (`manifest.json` names them and why),
+  at the versions tested here;
+- `datasets/nips_nseg/`: the NIPS abstracts (SE-Graph split) the check trains on, the
+  folder `ORDERBENCH_DATASETS` points to there (never committed: the data owners' licence);
+- `glove.6B.50d.nips.txt`: the GloVe 6B 50-d vectors of the corpus's training vocabulary,
+  the very rows `embeddings: kumo` looks up, as a GloVe text file (`model.embeddings=`);
+- `manifest.json`: every file with its size and SHA-256, the commit it was made at.
+
+Standard library only: the check reads the kit before its wheels are installed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+KIT_DIR = Path("gpu-kit")  # beside the code, git-ignored (.gitignore)
+MANIFEST = "manifest.json"
+WHEELS = "wheels"
+DATASETS = "datasets"  # ORDERBENCH_DATASETS on the GPU machine
+NIPS = "nips_nseg"  # conf/reproduce/nips.yaml reads ${ORDERBENCH_DATASETS}/nips_nseg
+NIPS_FILES = ("train.lower", "val.lower", "test.lower")
+GLOVE = "glove.6B.50d.nips.txt"
+LIMIT_MIB = 64  # what may travel with the working tree to the GPU machine
+# the run the kit serves: ATTOrderNet at its published sizes on the NIPS abstracts
+PAPER_RUN = ("model=attordernet", "+experiment=attordernet_paper", "dataset=nips",
+             "+reproduce=nips")  # fmt: skip
+
+
+class KitError(ValueError):
+    """A kit that cannot be used: the message names the folder or file."""
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_manifest(kit: Path) -> dict:
+    """The kit's manifest, once every file it lists is there with its size and digest."""
+    path = kit / MANIFEST
+    if not path.is_file():
+        raise KitError(f"kit={kit}: no {MANIFEST} (make it with `make gpu-kit`, then carry "
+                       f"the folder along)")
+    manifest = json.loads(path.read_text())
+    for entry in manifest["files"]:
+        file = kit / entry["path"]
+        if not file.is_file():
+            raise KitError(f"{file}: listed in {path} but missing (carry the whole kit folder)")
+        if file.stat().st_size != entry["bytes"] or sha256(file) != entry["sha256"]:
+            raise KitError(f"{file}: not the file {path} lists (size or SHA-256 differ)")
+    return manifest
+
+
+def file_entry(kit: Path, file: Path) -> dict:
+    """A manifest row: the path inside the kit, its size and SHA-256."""
+    return {"path": file.relative_to(kit).as_posix(), "bytes": file.stat().st_size,
+            "sha256": sha256(file)}  # fmt: skip

@@ -1,0 +1,84 @@
+"""Several runs on one GPU (`hydra.launcher.runs_per_gpu`, conf/hydra/launcher/*.yaml).
+
+The paper presets keep a modern GPU busy a few percent of the time (docs/performance.md:
+their training steps are bound by kernel launches), so a sweep finishes sooner with
+several runs sharing each GPU. How the two launchers place them:
+
+- `hydra/launcher=local`: the runs a batch starts at once (`hydra.sweeper.max_batch_size`)
+  are dealt to the visible GPUs, `runs_per_gpu` to each: run k of the batch sees the GPUs of
+  slot k // runs_per_gpu (`CUDA_VISIBLE_DEVICES`; submitit alone would give every run the
+  first GPU). A batch larger than the slots is refused before anything starts.
+- `hydra/launcher=slurm`: `runs_per_gpu` runs go into one job of one GPU, one run per task
+  (`tasks_per_node` = the runs, `cpus_per_task` and `mem_gb` as set: size them per run and
+  per job); each task trains its own run as one process (`benchmark.run.processes`).
+  A run of several processes (`trainer.devices` or `trainer.num_nodes` above 1) cannot
+  share: refused.
+
+With a CPU trainer the setting changes nothing (there is no GPU to share).
+"""
+
+from __future__ import annotations
+
+import os
+
+RUNS_PER_GPU = "runs_per_gpu"  # the hydra.launcher key
+
+
+class SharingError(ValueError):
+    """A `runs_per_gpu` request that cannot be placed (the message names the keys)."""
+
+
+def runs_per_gpu(params: dict) -> int:
+    """The launcher's `runs_per_gpu` (1 when absent), checked to be a positive integer."""
+    value = params.get(RUNS_PER_GPU, 1)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SharingError(f"hydra.launcher.{RUNS_PER_GPU} must be an integer >= 1, got {value!r}")
+    return value
+
+
+def visible_gpus(environ: dict | None = None, count: int | None = None) -> list[int]:
+    """The GPUs runs may be placed on: `CUDA_VISIBLE_DEVICES` when set (GPU indices), else
+    the `count` GPUs PyTorch sees (asked when None)."""
+    environ = os.environ if environ is None else environ
+    listed = environ.get("CUDA_VISIBLE_DEVICES")
+    if listed is not None:
+        items = [item.strip() for item in listed.split(",") if item.strip()]
+        if not all(item.isdigit() for item in items):
+            raise SharingError(
+                f"CUDA_VISIBLE_DEVICES={listed}: the local launcher places runs by GPU index; "
+                "list indices (0,1,...), not UUIDs"
+            )
+        return [int(item) for item in items]
+    if count is None:
+        import torch
+
+        count = torch.cuda.device_count()
+    return list(range(count))
+
+
+def local_placements(runs: int, gpus: list[int], per_run: int, sharing: int) -> list[list[int]]:
+    """The GPUs of each of `runs` runs started at once, each using `per_run` GPUs, `sharing`
+    runs to a slot of `per_run` GPUs: run k gets slot k // sharing."""
+    slots = [gpus[start:start + per_run] for start in range(0, len(gpus) - per_run + 1, per_run)]
+    if runs > len(slots) * sharing:
+        raise SharingError(
+            f"{runs} runs at once (hydra.sweeper.max_batch_size) need "
+            f"{-(-runs // sharing) * per_run} GPU(s) at hydra.launcher.{RUNS_PER_GPU}={sharing} "
+            f"and {per_run} per run (trainer.devices); {len(gpus)} visible "
+            f"({','.join(map(str, gpus)) or 'none'}): lower hydra.sweeper.max_batch_size or "
+            f"raise hydra.launcher.{RUNS_PER_GPU}"
+        )
+    return [slots[run // sharing] for run in range(runs)]
+
+
+def slurm_groups(runs: int, sharing: int, gpus_per_node: int | None, nodes: int) -> list[range]:
+    """The runs of each SLURM job: `sharing` runs to a job of one GPU (the last job may hold
+    fewer); one run per job when nothing is shared."""
+    if sharing > 1 and gpus_per_node and (gpus_per_node, nodes) != (1, 1):
+        raise SharingError(
+            f"hydra.launcher.{RUNS_PER_GPU}={sharing}: runs share a GPU one process each, but "
+            f"each run asks for {gpus_per_node} GPU(s) on {nodes} node(s) (trainer.devices, "
+            "trainer.num_nodes): set both to 1, or runs_per_gpu=1"
+        )
+    size = sharing if gpus_per_node else 1
+    return [range(start, min(start + size, runs)) for start in range(0, runs, size)]

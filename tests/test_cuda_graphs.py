@@ -1,0 +1,138 @@
+"""`cuda_graphs: true` (benchmark/training/cuda_graphs.py): batches padded to fixed shapes
+change no loss, no gradient and no order of any word-reading preset; on a CPU the switch
+runs the step eagerly with the same losses; on a GPU it compiles the loss in the CUDA-graph
+mode; a text-reading preset is refused in one line."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from benchmark.training import cuda_graphs
+from benchmark.training.cuda_graphs import CapturedLoss, bucket, bucketed, reads_text
+from data.collate import padded_to
+from tests.model_batches import PRESETS, random_batch, tiny_preset
+
+SIZES = [3, 7, 1, 5, 2]  # N = 7 -> 8 sentence slots; T = 6 -> 16 words
+
+
+TEXT_PRESETS = ("minilm_ptrnet", "minilm_finetune", "paragraph_listmle", "paragraph_ptrnet")
+WORD_PRESETS = [name for name in PRESETS if name not in TEXT_PRESETS]
+
+
+def test_the_text_presets_are_those_that_read_text():
+    assert {name for name in PRESETS if reads_text(tiny_preset(name))} == set(TEXT_PRESETS)
+
+
+def _batch(seed=0):
+    return random_batch(seed, SIZES)
+
+
+def test_buckets_are_powers_of_two_above_a_floor():
+    assert [bucket(size, 4) for size in (1, 4, 5, 8, 9, 15, 16, 17)] == [4, 4, 8, 8, 16, 16, 16,
+                                                                        32]
+    assert [bucket(size, 16) for size in (1, 16, 17, 60)] == [16, 16, 32, 64]
+
+
+def test_padding_adds_padding_sentences_and_words_only():
+    batch = _batch()
+    padded = padded_to(batch, 9, 11)
+    assert padded["tokens"].shape == (5, 9, 11)
+    assert torch.equal(padded["tokens"][:, :7, :6], batch["tokens"])
+    assert not padded["tokens"][:, 7:].any() and not padded["tokens"][:, :, 6:].any()
+    assert torch.equal(padded["token_lengths"][:, :7], batch["token_lengths"])
+    assert not padded["token_lengths"][:, 7:].any() and not padded["sentence_mask"][:, 7:].any()
+    assert (padded["gold_order"][:, 7:] == -1).all()
+    assert padded["n_sentences"] is batch["n_sentences"] and padded["doc_ids"] == batch["doc_ids"]
+    assert tuple(bucketed(batch)["tokens"].shape) == (5, 8, 16)
+    with pytest.raises(ValueError, match=r"cannot pad a batch of \(7, 6\) to \(6, 16\)"):
+        padded_to(batch, 6, 16)
+
+
+@pytest.mark.parametrize("name", WORD_PRESETS)
+def test_bucketed_batches_give_the_same_loss_gradients_and_orders(name):
+    model = tiny_preset(name)  # eval mode: dropout off
+    batch = _batch()
+    losses, grads = [], []
+    for presented in (batch, bucketed(batch)):
+        model.zero_grad()
+        loss = model.loss(presented)
+        loss.backward()
+        losses.append(loss.detach())
+        grads.append([p.grad.clone() for p in model.parameters() if p.grad is not None])
+    torch.testing.assert_close(losses[1], losses[0], rtol=1e-5, atol=1e-6)
+    for padded, plain in zip(grads[1], grads[0], strict=True):
+        torch.testing.assert_close(padded, plain, rtol=1e-4, atol=1e-6)
+    with torch.no_grad():
+        orders = model.decode(batch, beam_size=3)
+        padded_orders = model.decode(bucketed(batch), beam_size=3)
+    assert torch.equal(padded_orders[:, : orders.shape[1]], orders)
+    assert (padded_orders[:, orders.shape[1]:] == -1).all()
+
+
+def _sgd_losses(name, loss_of, steps=3):
+    torch.manual_seed(1)
+    model = tiny_preset(name)  # eval mode: dropout off, so both runs draw nothing
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    step_loss = loss_of(model)
+    losses = []
+    for step in range(steps):
+        optimizer.zero_grad()
+        loss = step_loss(_batch(step))
+        loss.backward()
+        optimizer.step()
+        losses.append(float(loss.detach()))
+    return losses
+
+
+@pytest.mark.parametrize("name", ["lstm_ptrnet", "attordernet", "han"])
+def test_on_a_cpu_the_switch_trains_eagerly_with_the_same_losses(name, monkeypatch):
+    def no_compile(*args, **kwargs):
+        raise AssertionError("nothing is compiled on a CPU")
+
+    monkeypatch.setattr(torch, "compile", no_compile)
+    captured = _sgd_losses(name, lambda model: CapturedLoss(model, "cpu"))
+    plain = _sgd_losses(name, lambda model: model.loss)
+    assert captured == pytest.approx(plain, rel=1e-5)
+
+
+def test_on_a_gpu_the_loss_is_compiled_in_the_cuda_graph_mode_on_tensors_only(monkeypatch):
+    compiled, steps = [], []
+
+    def fake_compile(function, **options):
+        compiled.append(options)
+        return lambda tensors: (steps.append(sorted(tensors)), function(tensors))[1]
+
+    monkeypatch.setattr(torch, "compile", fake_compile)
+    monkeypatch.setattr(torch.compiler, "cudagraph_mark_step_begin", lambda: steps.append("mark"))
+    monkeypatch.setattr(torch._dynamo.config, "recompile_limit", 8)
+    loss = CapturedLoss(tiny_preset("lstm_ptrnet"), "cuda")
+    assert compiled == [{"mode": "reduce-overhead", "dynamic": False}]
+    assert torch._dynamo.config.recompile_limit == cuda_graphs.RECOMPILE_LIMIT
+    loss(_batch(0))
+    loss(_batch(1))
+    tensors = ["gold_order", "n_sentences", "sentence_mask", "token_lengths", "tokens"]
+    assert steps == ["mark", tensors, "mark", tensors]  # no lists: they would recompile
+    assert loss.shapes == {(5, 8, 16)}
+
+
+@pytest.mark.parametrize("name", TEXT_PRESETS[:1])
+def test_a_text_reading_preset_is_refused_in_one_line(name):
+    with pytest.raises(ValueError, match="cuda_graphs=true: this model reads the sentences' raw"):
+        CapturedLoss(tiny_preset(name), "cpu")
+
+
+def test_the_task_steps_through_the_captured_loss_and_logs_a_copy(monkeypatch):
+    from benchmark.training.task import OrderingTask
+
+    net = tiny_preset("lstm_ptrnet")
+    logged = {}
+    for switch in (False, True):
+        task = OrderingTask(net, cuda_graphs=switch)
+        monkeypatch.setattr(task, "log", lambda key, value, **_: logged.setdefault(key, value))
+        logged.clear()
+        loss = task.training_step(_batch(), 0)
+        assert (task._captured is not None) == switch
+        assert float(loss) == pytest.approx(float(net.loss(_batch())), rel=1e-6)
+        assert (logged["train/loss"] is not loss) == switch  # captured: a copy
+    assert task._captured.shapes == {(5, 8, 16)}
