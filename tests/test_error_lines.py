@@ -19,7 +19,6 @@ import pytest
 import torch
 from fixtures_data import small_jsonl_splits, write_jsonl_dataset
 from hydra.core.global_hydra import GlobalHydra
-from hydra.utils import instantiate
 from omegaconf import OmegaConf, open_dict
 
 from benchmark.config.checks import ConfigError, check_config
@@ -390,7 +389,7 @@ def test_a_damaged_cache_entry_is_removed_with_a_warning_and_rebuilt(
 ):
     first = make_dm(tmp_path / "cache")
     entry = first.cache_path
-    arrow = next(entry.glob("splits/train/*.arrow"))
+    arrow = entry / "train" / "token_ids.arrow"
     if damage == "truncated split":
         truncate(arrow)
     elif damage == "missing split":
@@ -450,13 +449,16 @@ def run_dir(tmp_path: Path) -> Path:
 
     from benchmark.records.run_record import write_run_record
     from benchmark.run.model_builder import build_net
-    from data.processing import process
+    from benchmark.run.stages import build_datamodule
 
     cfg = compose_config(["logger=csv", *RUN_OVERRIDES, f"paths.runs={tmp_path / 'runs'}"])
     run_dir = run_dir_for(tmp_path / "runs", "logger=csv", *RUN_OVERRIDES)
     (run_dir / ".hydra").mkdir(parents=True)
     (run_dir / ".hydra" / "config.yaml").write_text(OmegaConf.to_yaml(cfg))
-    vocab = process(instantiate(cfg.dataset.reader).read_splits()).vocab
+    datamodule = build_datamodule(compose_config([*RUN_OVERRIDES,
+                                                  f"+dataset.datamodule.cache_dir={tmp_path}"]))
+    datamodule.setup()
+    vocab = datamodule.vocab
     (run_dir / "vocab.json").write_text(vocab.to_json())
     net = build_net(cfg, len(vocab), None)
     (run_dir / "checkpoints").mkdir()
