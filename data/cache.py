@@ -72,7 +72,7 @@ def _finish(folder: Path, prepared: Prepared, material: dict) -> None:
     }
     for name, text in (
         (VOCAB, None),
-        (DUPLICATES, json.dumps({"groups": prepared.duplicates.groups}, sort_keys=True)),
+        (DUPLICATES, json.dumps({"groups": prepared.duplicates.groups})),  # in split order
         (MANIFEST, json.dumps(manifest, indent=2, sort_keys=True)),
     ):
         try:

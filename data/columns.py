@@ -19,9 +19,10 @@ sentence count (``sentence_counts``).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
@@ -131,6 +132,12 @@ def _offsets(array: pa.Array) -> np.ndarray:
     return np.frombuffer(buffer, dtype=np.int32)[array.offset : array.offset + len(array) + 1]
 
 
+def _bytes(array: pa.Array) -> np.ndarray:
+    """The data of a string array as uint8, zero-copy (its offsets index it)."""
+    buffer = array.buffers()[2]
+    return np.zeros(0, np.uint8) if buffer is None else np.frombuffer(buffer, dtype=np.uint8)
+
+
 def _int32_values(array: pa.Array) -> np.ndarray:
     """The values of an int32 array, zero-copy."""
     buffer = array.buffers()[1]
@@ -139,37 +146,50 @@ def _int32_values(array: pa.Array) -> np.ndarray:
     return np.frombuffer(buffer, dtype=np.int32)[array.offset : array.offset + len(array)]
 
 
-@dataclass(frozen=True)
+def _split(raw: bytes, bounds: list[int]) -> list[str]:
+    """The strings of ``raw`` (UTF-8) between consecutive ``bounds`` (from ``bounds[0]``)."""
+    base = bounds[0]
+    return [raw[a - base : b - base].decode("utf-8") for a, b in pairwise(bounds)]
+
+
 class _Batch:
-    """Numpy views of one record batch of both files (offsets are batch-local)."""
+    """Numpy views of one record batch of both files (offsets are batch-local), and one
+    document's parts from them."""
 
-    ids: pa.StringArray
-    sources: pa.StringArray
-    metas: pa.StringArray
-    document_offsets: np.ndarray  # (documents + 1,) first sentence of each document
-    token_offsets: np.ndarray  # (sentences + 1,) first word id of each sentence
-    token_values: np.ndarray  # (word ids,) int32
-    text_offsets: np.ndarray  # (sentences + 1,) first byte of each sentence
-    text_bytes: np.ndarray  # (bytes,) uint8, UTF-8
+    __slots__ = ("metas", "sources", "id_offsets", "id_bytes", "document_offsets",
+                 "token_offsets", "token_values", "text_offsets", "text_bytes")  # fmt: skip
 
+    def __init__(self, text: pa.RecordBatch, tokens: pa.RecordBatch) -> None:
+        token_ids, sentences, ids = tokens.column(0), text.column(3), text.column(0)
+        self.document_offsets = _offsets(token_ids)  # (documents + 1,) first sentence of each
+        if not np.array_equal(_offsets(sentences), self.document_offsets):
+            raise ValueError("the text and the word ids of a record batch disagree")
+        self.metas, self.sources = text.column(2), text.column(1)
+        self.id_offsets, self.id_bytes = _offsets(ids), _bytes(ids)
+        self.token_offsets = _offsets(token_ids.values)  # (sentences + 1,) first word id of each
+        self.token_values = _int32_values(token_ids.values.values)  # (word ids,)
+        self.text_offsets = _offsets(sentences.values)  # (sentences + 1,) first byte of each
+        self.text_bytes = _bytes(sentences.values)  # (bytes,) UTF-8
 
-def _batch(text: pa.RecordBatch, tokens: pa.RecordBatch) -> _Batch:
-    token_ids = tokens.column(0)
-    sentences = text.column(3)
-    document_offsets = _offsets(token_ids)
-    if not np.array_equal(_offsets(sentences), document_offsets):
-        raise ValueError("the text and the word ids of a record batch disagree")
-    words, strings = token_ids.values, sentences.values
-    return _Batch(
-        ids=text.column(0),
-        sources=text.column(1),
-        metas=text.column(2),
-        document_offsets=document_offsets,
-        token_offsets=_offsets(words),
-        token_values=_int32_values(words.values),
-        text_offsets=_offsets(strings),
-        text_bytes=np.frombuffer(strings.buffers()[2] or b"", dtype=np.uint8),
-    )
+    def doc_id(self, row: int) -> str:
+        start, end = self.id_offsets[row : row + 2].tolist()
+        return self.id_bytes[start:end].tobytes().decode("utf-8")
+
+    def sentences(self, row: int) -> tuple[int, int]:
+        """The batch-local range of the sentences of document ``row``."""
+        first, end = self.document_offsets[row : row + 2].tolist()
+        return first, end
+
+    def words(self, first: int, end: int) -> list[np.ndarray]:
+        """The word ids of sentences ``first`` to ``end`` (excluded): int32 views of the
+        mapped column, no copy."""
+        bounds = self.token_offsets[first : end + 1].tolist()
+        return [self.token_values[a:b] for a, b in pairwise(bounds)]
+
+    def texts(self, first: int, end: int) -> list[str]:
+        """The text of sentences ``first`` to ``end`` (excluded)."""
+        bounds = self.text_offsets[first : end + 1].tolist()
+        return _split(self.text_bytes[bounds[0] : bounds[-1]].tobytes(), bounds)
 
 
 class SplitColumns(Sequence):
@@ -184,8 +204,8 @@ class SplitColumns(Sequence):
             raise ValueError("the text and the word ids are not in the same record batches")
         self._folder = folder  # None: read into memory (pickled by value)
         self._tables = (text, tokens)
-        self._batches = [_batch(t, w) for t, w in zip(text_batches, token_batches, strict=True)]
-        self._starts = np.cumsum([0] + [len(b) for b in text_batches])  # (batches + 1,)
+        self._batches = [_Batch(t, w) for t, w in zip(text_batches, token_batches, strict=True)]
+        self._starts = [0, *itertools.accumulate(len(b) for b in text_batches)]  # (batches + 1)
         self.sentence_counts = np.concatenate(
             [np.diff(b.document_offsets) for b in self._batches] or [np.zeros(0, np.int32)]
         )  # (documents,) int32
@@ -206,53 +226,51 @@ class SplitColumns(Sequence):
         return SplitColumns, self._tables
 
     def __len__(self) -> int:
-        return int(self._starts[-1])
+        return self._starts[-1]
 
     def _locate(self, index: int) -> tuple[_Batch, int]:
-        if not -len(self) <= index < len(self):
+        """The record batch of document ``index`` and its row there."""
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
             raise IndexError(f"document {index} of {len(self)}")
-        index %= len(self)
-        batch = int(np.searchsorted(self._starts, index, side="right")) - 1
-        return self._batches[batch], index - int(self._starts[batch])
+        batch = bisect.bisect_right(self._starts, index) - 1
+        return self._batches[batch], index - self._starts[batch]
 
     def doc_id(self, index: int) -> str:
         batch, row = self._locate(index)
-        return batch.ids[row].as_py()
+        return batch.doc_id(row)
 
     def doc_ids(self) -> Iterator[str]:
         """The id of every document, in order."""
         for batch in self._batches:
-            yield from batch.ids.to_pylist()
+            yield from (batch.doc_id(row) for row in range(len(batch.document_offsets) - 1))
 
-    def _sentences(self, index: int) -> tuple[_Batch, int, int]:
+    def token_ids(self, index: int) -> list[np.ndarray]:
+        """The word ids of each sentence of document ``index``, in gold order (int32
+        views of the mapped column)."""
         batch, row = self._locate(index)
-        return batch, int(batch.document_offsets[row]), int(batch.document_offsets[row + 1])
-
-    def token_ids(self, index: int) -> list[list[int]]:
-        """The word ids of each sentence of document ``index``, in gold order."""
-        batch, first, end = self._sentences(index)
-        offsets = batch.token_offsets[first : end + 1]
-        values = batch.token_values[offsets[0] : offsets[-1]].tolist()
-        bounds = (offsets - offsets[0]).tolist()
-        return [values[a:b] for a, b in pairwise(bounds)]
+        return batch.words(*batch.sentences(row))
 
     def texts(self, index: int) -> list[str]:
         """The sentences of document ``index``, in gold order."""
-        batch, first, end = self._sentences(index)
-        offsets = batch.text_offsets[first : end + 1]
-        raw = batch.text_bytes[offsets[0] : offsets[-1]].tobytes()
-        bounds = (offsets - offsets[0]).tolist()
-        return [raw[a:b].decode("utf-8") for a, b in pairwise(bounds)]
+        batch, row = self._locate(index)
+        return batch.texts(*batch.sentences(row))
 
-    def sentence(self, index: int, sentence: int) -> tuple[list[int], str]:
+    def parts(self, index: int) -> tuple[str, list[np.ndarray], list[str]]:
+        """(id, word ids of each sentence, text of each sentence) of document ``index``."""
+        batch, row = self._locate(index)
+        first, end = batch.sentences(row)
+        return batch.doc_id(row), batch.words(first, end), batch.texts(first, end)
+
+    def sentence(self, index: int, sentence: int) -> tuple[np.ndarray, str]:
         """(word ids, text) of one sentence of document ``index``."""
-        batch, first, end = self._sentences(index)
+        batch, row = self._locate(index)
+        first, end = batch.sentences(row)
         if not 0 <= sentence < end - first:
             raise IndexError(f"sentence {sentence} of a document of {end - first}")
         k = first + sentence
-        ids = batch.token_values[batch.token_offsets[k] : batch.token_offsets[k + 1]].tolist()
-        text = batch.text_bytes[batch.text_offsets[k] : batch.text_offsets[k + 1]].tobytes()
-        return ids, text.decode("utf-8")
+        return batch.words(k, k + 1)[0], batch.texts(k, k + 1)[0]
 
     def longest_sentences(self, cap: int) -> np.ndarray:
         """(documents,) the most word ids of a sentence of each document, each sentence
@@ -269,8 +287,8 @@ class SplitColumns(Sequence):
             raise TypeError(f"a document is indexed by an int, got {type(index).__name__}")
         batch, row = self._locate(int(index))
         return Document(
-            id=batch.ids[row].as_py(),
-            sentences=tuple(self.texts(int(index))),
+            id=batch.doc_id(row),
+            sentences=tuple(batch.texts(*batch.sentences(row))),
             meta=json.loads(batch.metas[row].as_py()),
             source=batch.sources[row].as_py(),
         )

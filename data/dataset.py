@@ -81,12 +81,13 @@ class OrderingDataset(Dataset):
     def __getitem__(self, key: tuple[int, int]) -> Example:
         index, epoch = key
         distractors = self.distractors(index, epoch)
+        doc_id, token_ids, texts = self.documents.parts(index)
         return make_example(
-            self.documents.doc_id(index),
-            self.documents.token_ids(index),
+            doc_id,
+            token_ids,
             present(self.permutation(index, epoch), distractors),
             self.max_tokens,
-            self.documents.texts(index),
+            texts,
             [self.documents.sentence(d.doc, d.sentence) for d in distractors],
         )
 

@@ -50,9 +50,9 @@ def test_the_columns_give_back_every_document_its_ids_and_text(prepared):
         for index, document in enumerate(documents):
             assert columns.texts(index) == list(document.sentences)
             expected = [result.vocab.encode(tokenize(s)) for s in document.sentences]
-            assert columns.token_ids(index) == expected
-            assert columns.sentence(index, len(document) - 1) == (
-                expected[-1], document.sentences[-1])
+            assert [ids.tolist() for ids in columns.token_ids(index)] == expected
+            ids, text = columns.sentence(index, len(document) - 1)
+            assert (ids.tolist(), text) == (expected[-1], document.sentences[-1])
             assert columns.doc_id(index) == document.id
         longest = [max(min(len(tokenize(s)), 3) for s in d.sentences) for d in documents]
         assert columns.longest_sentences(3).tolist() == longest
@@ -198,15 +198,16 @@ def test_repeats_within_a_split_are_kept_with_the_entry(tmp_path: Path):
     assert json.loads((first.cache_path / "duplicates.json").read_text())["groups"]["train"]
 
 
-def test_a_document_from_the_columns_makes_the_example_of_the_lists(tmp_path: Path):
+def test_a_document_from_the_columns_makes_the_example_of_its_lists(tmp_path: Path):
     dm = make_dm(tmp_path)
     dm.setup()
     dataset, columns = dm.datasets["valid"], dm.documents["valid"]
     for index in range(len(columns)):
         permutation = dm.eval_permutations("valid")[index]
-        expected = make_example(columns[index].id, columns.token_ids(index), permutation,
-                                dm.max_sentence_tokens, list(columns[index].sentences))
-        assert dataset[(index, 0)] == expected
+        lists = [ids.tolist() for ids in columns.token_ids(index)]
+        expected = make_example(columns[index].id, lists, permutation, dm.max_sentence_tokens,
+                                list(columns[index].sentences))
+        assert dataset[(index, 0)] == expected  # its sentences: views of the mapped column
     assert dataset.sizes().dtype == np.int64 and dataset.sizes().shape == (len(columns), 2)
 
 
