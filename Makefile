@@ -25,7 +25,7 @@ COMMA      := ,
 SPACE      := $(subst ,, )
 
 .PHONY: help setup train test test-slow data lint leaderboard plots bench \
-	sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction \
+	bench-scale sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction \
 	reproduction-report nips nips-report
 
 # variables `make help` shows with their values
@@ -79,6 +79,9 @@ plots: setup  ## RUNS/reports/plots/*.png from the finished runs under RUNS=runs
 
 bench: setup  ## measured throughput of every preset: training, decoding, scaling, batched vs per-document search; paper-size training, fast vs reference paths (ARGS="presets=... quick=true")
 	$(OB) bench $(ARGS)
+
+bench-scale: setup  ## memory and time of preparing and training on 100k, 400k and 1.1M synthetic abstracts under /tmp (ARGS="sizes=20000 steps=20 nips=DIR reference=DIR"; docs/performance.md)
+	OMP_NUM_THREADS=1 $(OB) bench scale $(ARGS)
 
 sweep: setup  ## submit the jobs of conf/sweep/SWEEP.yaml to SLURM (SWEEP=paper TRAINER=gpu|ddp|cpu, here $(TRAINER): gpu when nvidia-smi sees one; ARGS=...)
 	$(OB) sweep run $(SWEEP) hydra/launcher=slurm trainer=$(TRAINER) $(ARGS)

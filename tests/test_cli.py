@@ -31,8 +31,8 @@ def test_help_lists_every_command(capsys):
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
     for name in ("train", "evaluate", "score", "compare", "predict", "leaderboard", "plots",
-                 "bench", "bench profile", "bench tsort", "datacard", "prepare", "sweep run",
-                 "sweep list", "sweep summary", "params", "presets", "study cui2018",
+                 "bench", "bench profile", "bench tsort", "bench scale", "datacard", "prepare",
+                 "sweep run", "sweep list", "sweep summary", "params", "presets", "study cui2018",
                  "study selection-noise", "study cui2018-nips"):  # fmt: skip
         assert f"  {name} " in out
     assert main([]) == 2

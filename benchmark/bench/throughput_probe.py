@@ -1,0 +1,49 @@
+"""One measurement of training throughput through the DataModule's own loader, in the code
+of a given tree: `python benchmark/bench/throughput_probe.py TREE CONFIG_OVERRIDE ...`.
+
+`benchmark.bench.scale` runs it alternately on this tree and on a reference tree (an
+earlier commit checked out elsewhere, `git worktree add /tmp/before <commit>`), so two data
+paths are timed in one run, on the same machine, under the same load. It imports, from the
+tree given, only what every version of the suite since the paper-size presets has
+(`compose_config`, `build_datamodule`, `build_task`, `training_throughput`), and prints one
+JSON line: the figures of `benchmark.bench.training.training_throughput` after `WARMUP`
+steps of `STEPS` (the environment variables `PROBE_STEPS` and `PROBE_WARMUP`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+
+def main(argv: list[str]) -> int:
+    tree, overrides = os.path.abspath(argv[0]), argv[1:]
+    here = os.path.dirname(os.path.abspath(__file__))  # not a folder of modules: its
+    # profile.py would stand for the standard library's
+    sys.path[:] = [tree, *(p for p in sys.path if os.path.abspath(p or ".") != here)]
+    os.chdir(tree)
+    import pytorch_lightning as pl
+    import torch
+
+    from benchmark.bench.training import training_throughput
+    from benchmark.config.compose import compose_config
+    from benchmark.run.stages import build_datamodule, build_task
+
+    torch.set_num_threads(1)
+    cfg = compose_config(overrides)
+    pl.seed_everything(cfg.seed, verbose=False)
+    datamodule = build_datamodule(cfg)
+    datamodule.prepare_data()
+    datamodule.setup("fit")
+    task = build_task(cfg, datamodule)
+    figures = training_throughput(
+        task, datamodule, torch.device("cpu"), "32", int(os.environ.get("PROBE_STEPS", 30)),
+        int(os.environ.get("PROBE_WARMUP", 3)), cfg.trainer.get("gradient_clip_val"),
+    )  # fmt: skip
+    print(json.dumps({"tree": tree, **figures}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
