@@ -97,9 +97,12 @@ class _Words:
         self.counts = np.zeros(0, np.int64)
 
     def encode(self, sentence: str) -> list[int]:
-        ids = self.ids
-        first_sight = ids.setdefault
-        return [first_sight(token, len(ids)) for token in self.tokenize(sentence)]
+        tokens = self.tokenize(sentence)
+        encoded = list(map(self.ids.get, tokens))
+        if None in encoded:  # a word seen for the first time
+            ids = self.ids
+            encoded = [ids.setdefault(token, len(ids)) for token in tokens]
+        return encoded
 
     def count(self, values: np.ndarray) -> None:
         seen = np.bincount(values, minlength=len(self.ids))
