@@ -12,7 +12,7 @@ own, with one PyTorch thread:
   for `steps` steps (one epoch cut to `steps` batches, then two batches each of
   validation and test, no order discrimination), reading the entry just made: its peak
   resident set, its peak proportional set size (PSS, `/proc/<pid>/smaps_rollup`, sampled
-  every 0.2 s) and its training documents/s (`steps` x batch size / the record's
+  every 0.5 s) and its training documents/s (`steps` x batch size / the record's
   `train_seconds`, which include the two validation batches);
 - the same with `trainer=ddp_cpu` (two processes): the peak of the ranks' summed PSS (a
   page the ranks share counts once in the sum), against one process's peak PSS.
@@ -21,7 +21,8 @@ With `nips=DIR` (the NIPS abstracts, `dataset=nips` layout `nseg`) it also times
 at the paper's settings (`+experiment=attordernet_paper`, one thread) through the
 DataModule's loader (`benchmark/bench/throughput_probe.py`), and with `reference=TREE` the
 same in the code of another tree (an earlier commit), alternating the two `repeats` times,
-and prints the ratio of the medians. Nothing is asserted: the figures are printed (and
+and prints the ratio of the medians (of documents/s, and of the CPU time of the same
+batches, the steadier on a shared machine). Nothing is asserted: the figures are printed (and
 written to `out` as JSON); docs/performance.md, "A million documents", has them.
 """
 
@@ -46,7 +47,7 @@ from benchmark.cli_parsers import BENCH_SCALE
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository: the commands run from there
 PROBE = Path(__file__).with_name("throughput_probe.py")
-SAMPLE_SECONDS = 0.2
+SAMPLE_SECONDS = 0.5  # a sample reads /proc: about 1% of a core at this pace
 ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "WANDB_MODE": "offline"}
 TRAIN_MODEL = ["model=lstm_ptrnet", "model.embeddings=null", "cpu_threads=1", "logger=csv",
                "evaluate_discrimination=false", "trainer.max_epochs=1",
@@ -56,10 +57,12 @@ GB = 1024**3
 
 @dataclass
 class Measured:
-    """One command: its wall time, the peak resident set of its own process (bytes), and
-    the peaks over its process tree (sampled) of the summed PSS and of each process's RSS."""
+    """One command: its wall time, the CPU time of its own process, the peak resident set
+    of its own process (bytes), and the peaks over its process tree (sampled) of the summed
+    PSS and of each process's RSS. On a shared machine the CPU time is the steadier."""
 
     seconds: float
+    cpu_seconds: float
     peak_rss: int
     peak_pss_sum: int
     peak_rss_each: int
@@ -125,7 +128,8 @@ def measure(command: Sequence[str], log: Path) -> Measured:
         tail = log.read_text(errors="replace").splitlines()[-15:]
         raise RuntimeError(f"{' '.join(command[:4])} ... failed ({process.returncode}), "
                            f"{log}:\n" + "\n".join(tail))  # fmt: skip
-    return Measured(seconds, usage.ru_maxrss * 1024, peak_pss, peak_rss_each, most)
+    return Measured(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, peak_pss,
+                    peak_rss_each, most)  # fmt: skip
 
 
 def _record(runs: Path) -> dict:
@@ -192,14 +196,15 @@ def nips_throughput(args: dict) -> dict:
             figures[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
     summary = {
         name: {key: statistics.median(run[key] for run in runs)
-               for key in ("docs_per_s", "load_ms", "step_ms")}
+               for key in ("docs_per_s", "load_ms", "step_ms", "cpu_seconds")}
         for name, runs in figures.items()
     }  # fmt: skip
     result = {"experiment": args["experiment"], "steps": args["nips_steps"],
               "repeats": args["repeats"], "median": summary, "runs": figures}  # fmt: skip
     if "reference" in summary:
-        result["ratio"] = round(summary["this"]["docs_per_s"]
-                                / summary["reference"]["docs_per_s"], 3)  # fmt: skip
+        this, reference = summary["this"], summary["reference"]
+        result["ratio"] = round(this["docs_per_s"] / reference["docs_per_s"], 3)
+        result["cpu_ratio"] = round(reference["cpu_seconds"] / this["cpu_seconds"], 3)
     return result
 
 
@@ -208,14 +213,15 @@ def _gb(value: float) -> str:
 
 
 def scale_table(sizes: list[dict]) -> str:
-    headers = ["documents", "prepare s", "prepare peak RSS GB", "cache GB",
+    headers = ["documents", "prepare s (CPU s)", "prepare peak RSS GB", "cache GB",
                "training peak RSS GB", "training docs/s", "one process PSS GB",
                "ddp_cpu 2 ranks summed PSS GB", "ddp / one"]  # fmt: skip
     rows = []
     for figures in sizes:
         cpu, ddp = figures["cpu"], figures.get("ddp_cpu")
         rows.append([
-            f"{figures['documents']:,}", f"{figures['prepare']['seconds']:.0f}",
+            f"{figures['documents']:,}",
+            f"{figures['prepare']['seconds']:.0f} ({figures['prepare']['cpu_seconds']:.0f})",
             _gb(figures["prepare"]["peak_rss"]), _gb(figures["cache_bytes"]),
             _gb(cpu["peak_rss"]), f"{cpu['docs_per_s']:.0f}", _gb(cpu["peak_pss_sum"]),
             _gb(ddp["peak_pss_sum"]) if ddp else "—",
@@ -262,9 +268,12 @@ def _run(args: dict) -> int:
         median = record["nips"]["median"]
         for name, figures in median.items():
             print(f"NIPS {args['experiment']}, {name} tree: {figures['docs_per_s']:.1f} "
-                  f"documents/s (loading {figures['load_ms']:.2f} ms a step)")
+                  f"documents/s (loading {figures['load_ms']:.2f} ms a step; "
+                  f"{figures['cpu_seconds']:.1f} CPU s)")
         if "ratio" in record["nips"]:
-            print(f"ratio this / reference: {record['nips']['ratio']:.3f}")
+            print(f"throughput ratio this / reference: {record['nips']['ratio']:.3f} "
+                  f"(wall); {record['nips']['cpu_ratio']:.3f} (CPU time of the same "
+                  "batches)")
     record["load_average_after"] = load_average()
     if args["out"] is not None:
         Path(args["out"]).write_text(json.dumps(record, indent=2) + "\n")

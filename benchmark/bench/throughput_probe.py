@@ -7,7 +7,9 @@ paths are timed in one run, on the same machine, under the same load. It imports
 tree given, only what every version of the suite since the paper-size presets has
 (`compose_config`, `build_datamodule`, `build_task`, `training_throughput`), and prints one
 JSON line: the figures of `benchmark.bench.training.training_throughput` after `WARMUP`
-steps of `STEPS` (the environment variables `PROBE_STEPS` and `PROBE_WARMUP`).
+steps of `STEPS` (the environment variables `PROBE_STEPS` and `PROBE_WARMUP`), and the
+process's CPU seconds over all of them (the same batches in every tree: on a shared machine
+the steadier figure).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 
 
 def main(argv: list[str]) -> int:
@@ -37,11 +40,13 @@ def main(argv: list[str]) -> int:
     datamodule.prepare_data()
     datamodule.setup("fit")
     task = build_task(cfg, datamodule)
+    cpu = time.process_time()
     figures = training_throughput(
         task, datamodule, torch.device("cpu"), "32", int(os.environ.get("PROBE_STEPS", 30)),
         int(os.environ.get("PROBE_WARMUP", 3)), cfg.trainer.get("gradient_clip_val"),
     )  # fmt: skip
-    print(json.dumps({"tree": tree, **figures}))
+    cpu_seconds = time.process_time() - cpu  # warm-up included: the same batches in any tree
+    print(json.dumps({"tree": tree, **figures, "cpu_seconds": round(cpu_seconds, 2)}))
     return 0
 
 
