@@ -42,6 +42,7 @@ from pathlib import Path
 from benchmark.bench.abstracts_like import write_abstracts_like
 from benchmark.bench.machine import load_average
 from benchmark.bench.table import markdown_table
+from benchmark.bench.throughput_probe import PROBE_COMMAND
 from benchmark.cli_options import UsageError
 from benchmark.cli_parsers import BENCH_SCALE
 
@@ -188,8 +189,10 @@ def nips_throughput(args: dict) -> dict:
             overrides = ["+reproduce=nips", f"+experiment={args['experiment']}",
                          f"dataset.path={args['nips']}",
                          f"+dataset.datamodule.cache_dir={args['folder'] / f'nips-cache-{name}'}"]
-            done = subprocess.run([sys.executable, str(PROBE), str(trees[name]), *overrides],
-                                  cwd=ROOT, env=env, capture_output=True, text=True)
+            done = subprocess.run(
+                [sys.executable, "-c", PROBE_COMMAND, str(PROBE), str(trees[name]), *overrides],
+                cwd=ROOT, env=env, capture_output=True, text=True,
+            )  # fmt: skip
             if done.returncode:
                 raise RuntimeError(f"the throughput probe in {trees[name]} failed:\n"
                                    + done.stderr[-3000:])  # fmt: skip

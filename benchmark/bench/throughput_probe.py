@@ -1,5 +1,7 @@
 """One measurement of training throughput through the DataModule's own loader, in the code
-of a given tree: `python benchmark/bench/throughput_probe.py TREE CONFIG_OVERRIDE ...`.
+of a given tree: `main([TREE, CONFIG_OVERRIDE, ...])`, run by `benchmark.bench.scale` in a
+process of its own from this file's path (`PROBE_COMMAND`), so that it imports the tree's
+packages, not this one's.
 
 `benchmark.bench.scale` runs it alternately on this tree and on a reference tree (an
 earlier commit checked out elsewhere, `git worktree add /tmp/before <commit>`), so two data
@@ -22,9 +24,7 @@ import time
 
 def main(argv: list[str]) -> int:
     tree, overrides = os.path.abspath(argv[0]), argv[1:]
-    here = os.path.dirname(os.path.abspath(__file__))  # not a folder of modules: its
-    # profile.py would stand for the standard library's
-    sys.path[:] = [tree, *(p for p in sys.path if os.path.abspath(p or ".") != here)]
+    sys.path.insert(0, tree)  # the tree's packages before any other copy
     os.chdir(tree)
     import pytorch_lightning as pl
     import torch
@@ -50,5 +50,7 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+# `python -c PROBE_COMMAND <this file> TREE OVERRIDE ...`: this file's `main` in a fresh
+# process, whose sys.path holds no folder of this file (its profile.py is not the standard
+# library's) before the tree's
+PROBE_COMMAND = "import runpy, sys; sys.exit(runpy.run_path(sys.argv[1])['main'](sys.argv[2:]))"
