@@ -1,5 +1,5 @@
 """One measurement of training throughput through the DataModule's own loader, in the code
-of a given tree: `main([TREE, CONFIG_OVERRIDE, ...])`, run by `benchmark.bench.scale` in a
+of a given tree: `measure([TREE, CONFIG_OVERRIDE, ...])`, run by `benchmark.bench.scale` in a
 process of its own from this file's path (`PROBE_COMMAND`), so that it imports the tree's
 packages, not this one's.
 
@@ -22,7 +22,7 @@ import sys
 import time
 
 
-def main(argv: list[str]) -> int:
+def measure(argv: list[str]) -> int:
     tree, overrides = os.path.abspath(argv[0]), argv[1:]
     sys.path.insert(0, tree)  # the tree's packages before any other copy
     os.chdir(tree)
@@ -50,7 +50,7 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-# `python -c PROBE_COMMAND <this file> TREE OVERRIDE ...`: this file's `main` in a fresh
+# `python -c PROBE_COMMAND <this file> TREE OVERRIDE ...`: this file's `measure` in a fresh
 # process, whose sys.path holds no folder of this file (its profile.py is not the standard
 # library's) before the tree's
-PROBE_COMMAND = "import runpy, sys; sys.exit(runpy.run_path(sys.argv[1])['main'](sys.argv[2:]))"
+PROBE_COMMAND = "import runpy, sys; sys.exit(runpy.run_path(sys.argv[1])['measure'](sys.argv[2:]))"
