@@ -16,6 +16,7 @@ in memory and encoding it with the finished vocabulary.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -174,10 +175,8 @@ class _SplitPass:
                 progress.update(self._write(batch))
         except BaseException:
             for writer in (self.text, self.word_ids):  # the folder goes; the error stays
-                try:
+                with contextlib.suppress(OSError):
                     writer.close()
-                except OSError:
-                    pass
             raise
         self.text.close()
         self.word_ids.close()
@@ -240,29 +239,27 @@ def prepare_columns(
     words, digests, data_digest = _Words(tokenizer), bytearray(), DocumentsDigest()
     n_docs = {}
     for split in SPLIT_NAMES:
-        progress = StageProgress(log, f"{name} {split}: read and tokenised",
-                                 (expected or {}).get(split))
-        split_pass = _SplitPass(split, folder / split, words, split in vocab_splits, digests,
-                                data_digest)  # fmt: skip
-        n_docs[split] = split_pass.run(splits.get(split, ()), progress)
-        progress.close()
+        stage = f"{name} {split}: read and tokenised"
+        with StageProgress(log, stage, (expected or {}).get(split)) as progress:
+            split_pass = _SplitPass(split, folder / split, words, split in vocab_splits,
+                                    digests, data_digest)  # fmt: skip
+            n_docs[split] = split_pass.run(splits.get(split, ()), progress)
     missing = [split for split, count in n_docs.items() if not count]
     if missing:
         raise ValueError(f"dataset {name!r}: no documents in split(s) {missing}")
     vocab, mapping = words.vocabulary(min_freq, max_vocab)
     log.info("%s: vocabulary of %s words (with <pad> and <unk>) from %s, %s distinct in all",
              name, f"{len(vocab):,}", "+".join(vocab_splits), f"{len(words.ids):,}")
-    progress = StageProgress(log, f"{name}: word ids mapped to the vocabulary",
-                             sum(n_docs.values()))
-    for split in SPLIT_NAMES:
-        _map_word_ids(folder / split, mapping, progress)
-    progress.close()
-    progress = StageProgress(log, f"{name}: duplicates checked")
-    columns = {split: SplitColumns.open(folder / split) for split in SPLIT_NAMES}
-    duplicates = duplicate_report(
-        np.frombuffer(digests, dtype=DIGEST), list(n_docs.items()),
-        lambda split, row: columns[split][row],
-    )  # fmt: skip
-    progress.update(sum(n_docs.values()))
-    progress.close(f"; repeats within a split: {duplicates.counts()}")
+    stage = f"{name}: word ids mapped to the vocabulary"
+    with StageProgress(log, stage, sum(n_docs.values())) as progress:
+        for split in SPLIT_NAMES:
+            _map_word_ids(folder / split, mapping, progress)
+    with StageProgress(log, f"{name}: duplicates checked") as progress:
+        columns = {split: SplitColumns.open(folder / split) for split in SPLIT_NAMES}
+        duplicates = duplicate_report(
+            np.frombuffer(digests, dtype=DIGEST), list(n_docs.items()),
+            lambda split, row: columns[split][row],
+        )  # fmt: skip
+        progress.update(sum(n_docs.values()))
+        progress.detail = f"; repeats within a split: {duplicates.counts()}"
     return Prepared(vocab, n_docs, data_digest.hexdigest(), duplicates)

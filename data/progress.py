@@ -16,26 +16,31 @@ def rate(count: int, seconds: float) -> str:
 
 
 class StageProgress:
-    """Counts the documents of one stage (``update``); ``close`` logs ``<stage>: <rate>`` and
-    what ``detail`` adds. The bar shows only where standard error is a terminal."""
+    """Counts the documents of one stage (``update``), used as a context: on the way out the
+    bar goes and, unless an error ends the stage, the log gets ``<stage>: <rate>`` and
+    ``detail``. The bar shows only where standard error is a terminal."""
 
     def __init__(self, log: logging.Logger, stage: str, total: int | None = None) -> None:
         self.log = log
         self.stage = stage
+        self.total = total
         self.count = 0
+        self.detail = ""
+
+    def __enter__(self) -> StageProgress:
         self.start = time.perf_counter()
         self._bar = tqdm(
-            total=total, desc=stage, unit=" documents", unit_scale=True, disable=None,
-            mininterval=0.5, leave=False, dynamic_ncols=True,
+            total=self.total, desc=self.stage, unit=" documents", unit_scale=True,
+            disable=None, mininterval=0.5, leave=False, dynamic_ncols=True,
         )  # fmt: skip
+        return self
 
     def update(self, documents: int) -> None:
         self.count += documents
         self._bar.update(documents)
 
-    def close(self, detail: str = "") -> float:
-        """End the stage (its line in the log); returns its seconds."""
+    def __exit__(self, kind, error, trace) -> None:
         self._bar.close()
-        seconds = time.perf_counter() - self.start
-        self.log.info("%s: %s%s", self.stage, rate(self.count, seconds), detail)
-        return seconds
+        if kind is None:
+            seconds = time.perf_counter() - self.start
+            self.log.info("%s: %s%s", self.stage, rate(self.count, seconds), self.detail)
