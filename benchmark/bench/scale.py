@@ -12,8 +12,10 @@ own, with one PyTorch thread:
   for `steps` steps (one epoch cut to `steps` batches, then two batches each of
   validation and test, no order discrimination), reading the entry just made: its peak
   resident set, its peak proportional set size (PSS, `/proc/<pid>/smaps_rollup`, sampled
-  every 0.5 s) and its training documents/s (`steps` x batch size / the record's
-  `train_seconds`, which include the two validation batches);
+  every 0.5 s, with the part of it that is the process's own heap, anonymous memory: the
+  rest is mapped files, the data columns among them) and its training documents/s
+  (`steps` x batch size / the record's `train_seconds`, which include the two validation
+  batches);
 - the same with `trainer=ddp_cpu` (two processes): the peak of the ranks' summed PSS (a
   page the ranks share counts once in the sum), against one process's peak PSS.
 
@@ -60,12 +62,15 @@ GB = 1024**3
 class Measured:
     """One command: its wall time, the CPU time of its own process, the peak resident set
     of its own process (bytes), and the peaks over its process tree (sampled) of the summed
-    PSS and of each process's RSS. On a shared machine the CPU time is the steadier."""
+    PSS, of the summed anonymous memory (each process's own heap; the rest of the PSS is
+    mapped files, among them the shared data columns) and of each process's RSS. On a
+    shared machine the CPU time is the steadier."""
 
     seconds: float
     cpu_seconds: float
     peak_rss: int
     peak_pss_sum: int
+    peak_anon_sum: int
     peak_rss_each: int
     processes: int  # the most processes of the tree seen at once
 
@@ -92,9 +97,9 @@ def _tree(pid: int) -> list[int]:
     return tree
 
 
-def _rss_pss(pid: int) -> tuple[int, int]:
-    """(RSS, PSS) in bytes of a process (0, 0 once it is gone)."""
-    figures = {"Rss:": 0, "Pss:": 0}
+def _memory(pid: int) -> tuple[int, int, int]:
+    """(RSS, PSS, anonymous) in bytes of a process (zeros once it is gone)."""
+    figures = {"Rss:": 0, "Pss:": 0, "Anonymous:": 0}
     try:
         for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
             name, *value = line.split()
@@ -102,14 +107,14 @@ def _rss_pss(pid: int) -> tuple[int, int]:
                 figures[name] = int(value[0]) * 1024
     except (OSError, ValueError, IndexError):
         pass
-    return figures["Rss:"], figures["Pss:"]
+    return figures["Rss:"], figures["Pss:"], figures["Anonymous:"]
 
 
 def measure(command: Sequence[str], log: Path) -> Measured:
     """Run `command` from the repository root (output to `log`), sampling its tree."""
     env = {**os.environ, **ENV}
     start = time.perf_counter()
-    peak_pss = peak_rss_each = most = 0
+    peak_pss = peak_anon = peak_rss_each = most = 0
     with open(log, "w") as out:
         process = subprocess.Popen(list(command), cwd=ROOT, env=env, stdout=out,
                                    stderr=subprocess.STDOUT)  # fmt: skip
@@ -118,9 +123,10 @@ def measure(command: Sequence[str], log: Path) -> Measured:
             if pid:
                 break
             tree = _tree(process.pid)
-            figures = [_rss_pss(p) for p in tree]
-            peak_pss = max(peak_pss, sum(pss for _, pss in figures))
-            peak_rss_each = max([peak_rss_each, *(rss for rss, _ in figures)])
+            figures = [_memory(p) for p in tree]
+            peak_pss = max(peak_pss, sum(pss for _, pss, _ in figures))
+            peak_anon = max(peak_anon, sum(anon for _, _, anon in figures))
+            peak_rss_each = max([peak_rss_each, *(rss for rss, _, _ in figures)])
             most = max(most, len(tree))
             time.sleep(SAMPLE_SECONDS)
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -130,7 +136,7 @@ def measure(command: Sequence[str], log: Path) -> Measured:
         raise RuntimeError(f"{' '.join(command[:4])} ... failed ({process.returncode}), "
                            f"{log}:\n" + "\n".join(tail))  # fmt: skip
     return Measured(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, peak_pss,
-                    peak_rss_each, most)  # fmt: skip
+                    peak_anon, peak_rss_each, most)  # fmt: skip
 
 
 def _record(runs: Path) -> dict:
@@ -217,8 +223,8 @@ def _gb(value: float) -> str:
 
 def scale_table(sizes: list[dict]) -> str:
     headers = ["documents", "prepare s (CPU s)", "prepare peak RSS GB", "cache GB",
-               "training peak RSS GB", "training docs/s", "one process PSS GB",
-               "ddp_cpu 2 ranks summed PSS GB", "ddp / one"]  # fmt: skip
+               "training peak RSS GB", "training docs/s", "one process PSS GB (own heap)",
+               "ddp_cpu 2 ranks summed PSS GB (own heaps)", "ddp / one"]  # fmt: skip
     rows = []
     for figures in sizes:
         cpu, ddp = figures["cpu"], figures.get("ddp_cpu")
@@ -226,8 +232,9 @@ def scale_table(sizes: list[dict]) -> str:
             f"{figures['documents']:,}",
             f"{figures['prepare']['seconds']:.0f} ({figures['prepare']['cpu_seconds']:.0f})",
             _gb(figures["prepare"]["peak_rss"]), _gb(figures["cache_bytes"]),
-            _gb(cpu["peak_rss"]), f"{cpu['docs_per_s']:.0f}", _gb(cpu["peak_pss_sum"]),
-            _gb(ddp["peak_pss_sum"]) if ddp else "—",
+            _gb(cpu["peak_rss"]), f"{cpu['docs_per_s']:.0f}",
+            f"{_gb(cpu['peak_pss_sum'])} ({_gb(cpu['peak_anon_sum'])})",
+            f"{_gb(ddp['peak_pss_sum'])} ({_gb(ddp['peak_anon_sum'])})" if ddp else "—",
             f"{ddp['peak_pss_sum'] / cpu['peak_pss_sum']:.2f}" if ddp else "—",
         ])  # fmt: skip
     return markdown_table(headers, rows)
