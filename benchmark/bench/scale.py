@@ -169,11 +169,12 @@ def measure_size(size: int, args: dict) -> dict:
             logs / f"train-{size}-{trainer}.log",
         )  # fmt: skip
         record = _record(runs)
-        batch = record["config"]["model"]["batch_size"]
+        documents = args["steps"] * record["config"]["model"]["batch_size"]  # per process
+        ranks = record["config"]["trainer"]["devices"]
         figures[trainer] = {
             **asdict(trained),
             "train_seconds": record["train_seconds"],
-            "docs_per_s": round(args["steps"] * batch / record["train_seconds"], 1),
+            "docs_per_s": round(ranks * documents / record["train_seconds"], 1),  # all ranks
         }
     if not args["keep"]:
         shutil.rmtree(cache, ignore_errors=True)
