@@ -231,6 +231,29 @@ BENCH_TSORT = Command(
     ),
     "benchmark.bench.tsort:main",
 )  # fmt: skip
+BENCH_SCALE = Command(
+    "bench scale", "memory and time of preparing and training on corpora of growing size",
+    (
+        Key("sizes", "documents per synthetic corpus shaped like abstracts",
+            ["100000", "400000", "1100000"], kind="list", metavar="N,N"),
+        _count("steps", "training steps of each training process", 200),
+        _count("seed", "seed of the corpora", 0, minimum=0),
+        Key("folder", "where the corpora, caches and runs go (never the repository)",
+            "/tmp/orderbench-scale", metavar="DIR"),
+        _flag("ddp", "also train with trainer=ddp_cpu (2 processes): their summed PSS", True),
+        _flag("keep", "keep each corpus and cache entry (default: removed once measured)"),
+        Key("nips", "the NIPS abstracts (nseg layout): time paper-size training on them",
+            metavar="DIR"),
+        Key("reference", "with nips: another tree of the suite (an earlier commit) to time "
+            "alternately, for the ratio", metavar="DIR"),
+        Key("experiment", "with nips: the conf/experiment of the timing", "attordernet_paper",
+            metavar="NAME"),
+        _count("nips_steps", "with nips: timed training steps of each probe", 40),
+        _count("repeats", "with nips: probes of each tree (median)", 3),
+        Key("out", "also write the figures as JSON to FILE", metavar="FILE"),
+    ),
+    "benchmark.bench.scale:main",
+)  # fmt: skip
 
 KIT = Key("kit", "the kit folder", "gpu-kit", metavar="DIR")
 BENCH_GPU_KIT = Command(
@@ -314,6 +337,6 @@ PRESETS = Command(
 
 COMMANDS = (
     TRAIN, EVALUATE, SCORE, COMPARE, PREDICT, LEADERBOARD, PLOTS, BENCH, BENCH_PROFILE,
-    BENCH_TSORT, BENCH_GPU_KIT, BENCH_GPU_CHECK, DATACARD, PREPARE, SWEEP_RUN, SWEEP_LIST,
-    SWEEP_SUMMARY, PARAMS, PRESETS,
+    BENCH_TSORT, BENCH_SCALE, BENCH_GPU_KIT, BENCH_GPU_CHECK, DATACARD, PREPARE, SWEEP_RUN,
+    SWEEP_LIST, SWEEP_SUMMARY, PARAMS, PRESETS,
 )  # the order of `orderbench --help`; the studies' commands follow

@@ -5,12 +5,15 @@ Runs the same data pipeline as training (reader, split, tokenisation, vocabulary
 vectors) so that the first training run starts from the cache. With a preset whose frozen
 sentence encoder keeps its vectors on disk (`model=minilm_ptrnet`), it also encodes every
 sentence of every split once, so that no training run spends its time budget on the
-encoder. Prints the split sizes (and the sentences newly encoded).
+encoder. Prints the split sizes (and the sentences newly encoded). A long preparation
+shows its progress on a terminal (documents, documents/s, time left) and logs a line per
+stage (`data.processing`) on standard error.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Sequence
 
@@ -18,6 +21,7 @@ from benchmark.cli_options import error_lines, report_error
 from benchmark.cli_parsers import PREPARE, dataset_overrides
 from benchmark.config.compose import COMPOSE_ERRORS, compose_config, compose_error
 from benchmark.run.stages import build_datamodule, build_task
+from data.columns import CacheWriteError
 from data.errors import DataFormatError
 from data.readers.sources import DatasetNotFoundError
 
@@ -27,6 +31,7 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _prepare(overrides: list[str]) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
         cfg = compose_config(overrides)
     except COMPOSE_ERRORS as error:
@@ -37,6 +42,9 @@ def _prepare(overrides: list[str]) -> int:
     except (DatasetNotFoundError, DataFormatError) as error:  # missing, mis-laid or malformed
         print(error_lines(error), file=sys.stderr)
         raise SystemExit(2) from None
+    except CacheWriteError as error:  # a full disk while the columns are written
+        print(error_lines(error), file=sys.stderr)
+        raise SystemExit(1) from None
     if datamodule.cache_path is None:  # the warning above names the file not written
         print(f"error: {cfg.dataset.name}: the processed data could not be cached",
               file=sys.stderr)

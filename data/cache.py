@@ -1,17 +1,22 @@
-"""Processed-data cache (Hugging Face ``datasets``, Arrow on disk).
+"""Processed-data cache: Arrow columns on disk, memory-mapped when read.
 
 One folder per configuration, ``<root>/<key>/``, where ``key`` hashes the reader's
-fingerprint, the tokenisation/vocabulary settings and ``CACHE_FORMAT_VERSION``. It holds a
-``DatasetDict`` (per split: ``id``, ``sentences``, ``token_ids`` per sentence, ``meta`` as a
-JSON string, ``source``), ``vocab.json`` and ``manifest.json`` (what the key was made of,
-the documents of each split and the digest of the documents, ``documents_sha256``, which a
-finished run's record holds too: ``stored_documents_sha256`` reads it without loading the
-entry).
-A new entry is written to a temporary folder and renamed into place, so readers never see
-a half-written entry. An entry that cannot be read back whole (a truncated or missing file,
-fewer documents than the manifest counts) is removed with a warning naming it and built
-again; one that cannot be written (a full disk) is said in a warning naming the file, and
-the data built goes on being used without it.
+fingerprint, the tokenisation/vocabulary settings and ``CACHE_FORMAT_VERSION``. It holds
+per split the columns of ``data.columns`` (``<split>/text.arrow``,
+``<split>/token_ids.arrow``), ``vocab.json``, ``duplicates.json`` (the repeats within each
+split) and ``manifest.json`` (what the key was made of, the documents of each split, the
+data digest ``documents_sha256``, which a finished run's record holds too:
+``stored_documents_sha256`` reads it without loading the entry), written last.
+
+An entry is built in a temporary folder beside it (``data.processing.prepare_columns``)
+and renamed into place whole, so no reader ever meets a half-written entry, and a build
+stopped by an error, a signal or a crash leaves no entry (only a hidden temporary folder,
+removed on the way out when the process still can). An entry that cannot be read back
+whole (a truncated or missing file, other than the manifest's count of documents) is
+removed with a warning naming it and built again. When the entry cannot be made (a
+read-only cache, a full disk for its last small files) a warning names the file and the
+data built goes on being used without it, read into memory; a full disk while the columns
+themselves are written is an error naming the file.
 """
 
 from __future__ import annotations
@@ -23,38 +28,30 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-import datasets
-
-from data.document import Document
-from data.processing import ProcessedData
+from data.columns import CacheWriteError, SplitColumns
+from data.duplicates import DuplicateReport
+from data.processing import Prepared
 from data.splits import SPLIT_NAMES
 from data.vocab import Vocab
 
 log = logging.getLogger(__name__)
 
-CACHE_FORMAT_VERSION = 1
-FEATURES = datasets.Features(
-    {
-        "id": datasets.Value("string"),
-        "sentences": datasets.Sequence(datasets.Value("string")),
-        "token_ids": datasets.Sequence(datasets.Sequence(datasets.Value("int32"))),
-        "meta": datasets.Value("string"),
-        "source": datasets.Value("string"),
-    }
-)
+CACHE_FORMAT_VERSION = 2  # 2: Arrow columns, memory-mapped (1: a datasets DatasetDict)
+MANIFEST, VOCAB, DUPLICATES = "manifest.json", "vocab.json", "duplicates.json"
 
 
-def documents_sha256(splits: dict[str, list[Document]]) -> str:
-    """The digest of the documents of every split (their split, id, sentences, meta and
-    source): the ``documents_sha256`` of a run's identity (docs/design.md, section 8)."""
-    digest = hashlib.sha256()
-    for split in SPLIT_NAMES:
-        for doc in splits.get(split, []):
-            record = [split, doc.id, doc.sentences, doc.meta, doc.source]
-            digest.update(json.dumps(record, sort_keys=True).encode("utf-8"))
-    return digest.hexdigest()
+@dataclass
+class ProcessedData:
+    """A cache entry as read: per split its documents' columns, the vocabulary, the
+    repeats within each split and the data digest."""
+
+    splits: dict[str, SplitColumns]
+    vocab: Vocab
+    duplicates: DuplicateReport
+    documents_sha256: str
 
 
 def cache_key(material: dict) -> str:
@@ -63,88 +60,51 @@ def cache_key(material: dict) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]
 
 
-def _to_dataset(documents: list[Document], token_ids: list[list[list[int]]]) -> datasets.Dataset:
-    columns = {
-        "id": [doc.id for doc in documents],
-        "sentences": [list(doc.sentences) for doc in documents],
-        "token_ids": token_ids,
-        "meta": [json.dumps(doc.meta, sort_keys=True) for doc in documents],
-        "source": [doc.source for doc in documents],
-    }
-    return datasets.Dataset.from_dict(columns, features=FEATURES)
-
-
-class CacheWriteError(OSError):
-    """A cache entry that could not be written; names the file (in the entry's folder)."""
-
-    def __str__(self) -> str:
-        return f"{self.filename}: processed-data cache not written ({self.strerror})"
-
-
 class DamagedCacheError(ValueError):
     """A cache entry that cannot be read back whole."""
 
 
-def save_processed(data: ProcessedData, directory: Path, material: dict) -> None:
-    """Write ``data`` to ``directory`` atomically (temporary folder + rename); the manifest
-    also counts the documents of each split, to tell a damaged entry. CacheWriteError
-    names the file that could not be written."""
-    written = directory
-    try:
-        directory.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}-", dir=directory.parent))
-    except OSError as error:
-        raise CacheWriteError(error.errno, error.strerror or str(error), str(written)) from error
-    try:
-        splits = datasets.DatasetDict(
-            {s: _to_dataset(data.documents[s], data.token_ids[s]) for s in data.documents}
-        )
-        written = directory / "splits"
-        splits.save_to_disk(str(tmp / "splits"))
-        written = directory / "vocab.json"
-        data.vocab.save(tmp / "vocab.json")
-        written = directory / "manifest.json"
-        manifest = {**material, "n_docs": {s: len(d) for s, d in data.documents.items()},
-                    "documents_sha256": documents_sha256(data.documents)}
-        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
-        written = directory
-        tmp.rename(directory)
-    except OSError as error:
-        if not (directory / "manifest.json").is_file():  # not a concurrent writer's entry
-            reason = error.strerror or str(error)
-            raise CacheWriteError(error.errno, reason, str(written)) from error
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+def _finish(folder: Path, prepared: Prepared, material: dict) -> None:
+    """The entry's small files, the manifest last; CacheWriteError names the one not written."""
+    manifest = {
+        **material,
+        "n_docs": prepared.n_docs,
+        "documents_sha256": prepared.documents_sha256,
+    }
+    for name, text in (
+        (VOCAB, None),
+        (DUPLICATES, json.dumps({"groups": prepared.duplicates.groups})),  # in split order
+        (MANIFEST, json.dumps(manifest, indent=2, sort_keys=True)),
+    ):
+        try:
+            if text is None:
+                prepared.vocab.save(folder / name)
+            else:
+                (folder / name).write_text(text, "utf-8")
+        except OSError as error:
+            raise CacheWriteError.of(error, folder / name) from error
 
 
-def load_processed(directory: Path) -> ProcessedData:
-    """The entry in ``directory``; DamagedCacheError (naming it) when any of its files
-    cannot be read, or a split holds other than the manifest's count of documents."""
+def load_processed(directory: Path, mapped: bool = True) -> ProcessedData:
+    """The entry in ``directory``, its columns memory-mapped (or read into memory);
+    DamagedCacheError (naming it) when any of its files cannot be read, or a split holds
+    other than the manifest's count of documents."""
     try:
-        manifest = json.loads((directory / "manifest.json").read_text("utf-8"))
-        splits = datasets.load_from_disk(str(directory / "splits"))
-        documents, token_ids = {}, {}
-        for split, table in splits.items():
-            columns = table.to_dict()
-            documents[split] = [
-                Document(id=i, sentences=tuple(s), meta=json.loads(m), source=src)
-                for i, s, m, src in zip(
-                    columns["id"], columns["sentences"], columns["meta"], columns["source"],
-                    strict=True,
-                )
-            ]
-            token_ids[split] = columns["token_ids"]
-        vocab = Vocab.load(directory / "vocab.json")
-    except Exception as error:  # datasets, pyarrow and json each raise their own kinds
+        manifest = json.loads((directory / MANIFEST).read_text("utf-8"))
+        splits = {split: SplitColumns.open(directory / split, mapped) for split in SPLIT_NAMES}
+        vocab = Vocab.load(directory / VOCAB)
+        groups = json.loads((directory / DUPLICATES).read_text("utf-8"))["groups"]
+        digest = manifest["documents_sha256"]
+    except Exception as error:  # pyarrow, json and the file system each raise their own kinds
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise DamagedCacheError(f"{directory}: damaged processed-data cache ({reason})") from error
-    counts = {split: len(docs) for split, docs in documents.items()}
-    if manifest.get("n_docs", counts) != counts:  # entries before the count: not checked
+    counts = {split: len(columns) for split, columns in splits.items()}
+    if manifest.get("n_docs") != counts:
         raise DamagedCacheError(
             f"{directory}: damaged processed-data cache ({counts} documents, "
-            f"{manifest['n_docs']} saved)"
+            f"{manifest.get('n_docs')} saved)"
         )
-    return ProcessedData(documents, token_ids, vocab)
+    return ProcessedData(splits, vocab, DuplicateReport(groups), digest)
 
 
 def _remove(directory: Path) -> str:
@@ -161,12 +121,22 @@ def _remove(directory: Path) -> str:
     return "removed"
 
 
+def _build_folder(directory: Path) -> tuple[Path, CacheWriteError | None]:
+    """A fresh temporary folder beside ``directory``; where none can be made there (a
+    read-only cache), one in the system's temporary folder and the error that says why."""
+    try:
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f".{directory.name}-", dir=directory.parent)), None
+    except OSError as error:
+        private = Path(tempfile.mkdtemp(prefix=f"orderbench-{directory.name}-"))
+        return private, CacheWriteError.of(error, directory)
+
+
 def stored_documents_sha256(root: Path, material: dict) -> str | None:
     """The ``documents_sha256`` the manifest of the entry for ``material`` holds, read
-    without loading the entry; None when there is no entry, or one written before the
-    manifest held it."""
+    without loading the entry; None when there is no entry."""
     try:
-        manifest = json.loads((root / cache_key(material) / "manifest.json").read_text("utf-8"))
+        manifest = json.loads((root / cache_key(material) / MANIFEST).read_text("utf-8"))
     except (OSError, ValueError):
         return None
     digest = manifest.get("documents_sha256") if isinstance(manifest, dict) else None
@@ -174,15 +144,18 @@ def stored_documents_sha256(root: Path, material: dict) -> str | None:
 
 
 def load_or_build(
-    root: Path, material: dict, build: Callable[[], ProcessedData]
+    root: Path, material: dict, build: Callable[[Path], Prepared]
 ) -> tuple[ProcessedData, Path | None, bool]:
-    """Load the entry for ``material`` from ``root`` or build and save it.
+    """Load the entry for ``material`` from ``root``, or build it with ``build(folder)``
+    (which writes the columns into ``folder``) and save it.
 
     Returns (data, entry folder (None when it could not be written), whether it came from
     the cache).
     """
     directory = root / cache_key(material)
-    if (directory / "manifest.json").is_file():
+    # an entry is renamed into place whole, so a folder there without its manifest was left by
+    # something else (a copy cut short): damaged too
+    if directory.exists():
         try:
             data = load_processed(directory)
         except DamagedCacheError as error:
@@ -190,16 +163,26 @@ def load_or_build(
         else:
             log.info("processed data: loaded from cache %s", directory)
             return data, directory, True
-    data = build()
-    previous = datasets.is_progress_bar_enabled()
-    datasets.disable_progress_bars()
+    folder, unwritable = _build_folder(directory)
     try:
-        save_processed(data, directory, material)
-    except CacheWriteError as error:
-        log.warning("%s; going on without it", error)
-        return data, None, False
+        prepared = build(folder)
+        try:
+            if unwritable is not None:
+                raise unwritable
+            _finish(folder, prepared, material)
+            folder.rename(directory)
+        except OSError as error:
+            if (directory / MANIFEST).is_file():  # a concurrent writer's entry: take it
+                return load_processed(directory), directory, False
+            failed = error if isinstance(error, CacheWriteError) else CacheWriteError.of(
+                error, directory)  # fmt: skip
+            log.warning("%s; going on without it", failed)
+            splits = {split: SplitColumns.open(folder / split, mapped=False)
+                      for split in SPLIT_NAMES}  # fmt: skip
+            data = ProcessedData(splits, prepared.vocab, prepared.duplicates,
+                                 prepared.documents_sha256)  # fmt: skip
+            return data, None, False
     finally:
-        if previous:
-            datasets.enable_progress_bars()
+        shutil.rmtree(folder, ignore_errors=True)  # gone already once renamed into place
     log.info("processed data: built and saved to cache %s", directory)
-    return data, directory, False
+    return load_processed(directory), directory, False

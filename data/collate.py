@@ -23,34 +23,47 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from data.vocab import PAD_ID, UNK_ID
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Example:
-    """One document as presented to a model."""
+    """One document as presented to a model; equal to another that presents the same."""
 
     doc_id: str
-    sentences: list[list[int]]  # word ids of each presented sentence
+    sentences: list[Sequence[int]]  # word ids of each presented sentence (lists, or int
+    # arrays: views of the memory-mapped columns, data.columns)
     sentence_ids: list[int]  # gold id of each presented sentence
     texts: list[str] | None = None  # raw text of each presented sentence, when known
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Example):
+            return NotImplemented
+        return (
+            (self.doc_id, self.sentence_ids, self.texts)
+            == (other.doc_id, other.sentence_ids, other.texts)
+            and len(self.sentences) == len(other.sentences)
+            and all(np.array_equal(a, b) for a, b in zip(self.sentences, other.sentences,
+                                                          strict=True))
+        )  # fmt: skip
 
 
 def make_example(
     doc_id: str,
-    token_ids: list[list[int]],
+    token_ids: Sequence[Sequence[int]],
     permutation: list[int],
     max_tokens: int,
     texts: list[str] | None = None,
-    distractors: Sequence[tuple[list[int], str | None]] = (),
+    distractors: Sequence[tuple[Sequence[int], str | None]] = (),
 ) -> Example:
     """Present the sentences of a document (gold order ``token_ids``, and ``texts`` when
     given) as ``permutation``; an id -k in it presents ``distractors[k - 1]``, the (word
     ids, text) of a sentence from another document (``data.noise``)."""
     words = [token_ids[i] if i >= 0 else distractors[-i - 1][0] for i in permutation]
-    sentences = [ids[:max_tokens] or [UNK_ID] for ids in words]
+    sentences = [ids[:max_tokens] if len(ids) else [UNK_ID] for ids in words]
     presented_texts = None
     if texts is not None:
         presented_texts = [texts[i] if i >= 0 else distractors[-i - 1][1] for i in permutation]
@@ -74,7 +87,8 @@ def collate(examples: list[Example]) -> dict:
     rows = torch.repeat_interleave(slots, lengths)  # (total tokens,)
     columns = torch.arange(int(lengths.sum())) - torch.repeat_interleave(starts, lengths)
     tokens = torch.full((batch_size * n_max, t_max), PAD_ID, dtype=torch.long)  # (B * N, T)
-    tokens[rows, columns] = torch.tensor([i for s in flat for i in s], dtype=torch.long)
+    values = np.concatenate([np.asarray(sentence, dtype=np.int64) for sentence in flat])
+    tokens[rows, columns] = torch.from_numpy(values)
     tokens = tokens.view(batch_size, n_max, t_max)  # (B, N, T)
     token_lengths = token_lengths.view(batch_size, n_max)  # (B, N)
     gold_order = torch.full((batch_size, n_max), -1, dtype=torch.long)  # (B, N)

@@ -1,6 +1,11 @@
 """``OrderingDataModule``: reader -> processed (cached) data -> shuffled, length-bucketed
 batches, following the evaluation protocol of docs/design.md, section 5.
 
+- The processed data is a cache entry of Arrow columns (``data.cache``), memory-mapped once
+  per process (``prepare_data`` and ``setup`` may be called any number of times); its
+  documents are ``documents[split]`` (``data.columns.SplitColumns``, a sequence of
+  ``Document`` read one at a time), and DDP ranks and loader workers share its pages.
+
 - Training: every document gets a fresh permutation every epoch (``set_epoch``, called by
   the LightningModule at each training epoch start); batches are length-aware and shuffled;
   with ``drop_last`` (the released ATTOrderNet code's batching, off by default) a seeded
@@ -36,15 +41,15 @@ from pathlib import Path
 import pytorch_lightning as pl
 from torch.utils.data import DataLoader
 
-from data.cache import documents_sha256, load_or_build, stored_documents_sha256
+from data.cache import ProcessedData, load_or_build, stored_documents_sha256
 from data.collate import collate
-from data.dataset import OrderingDataset
-from data.document import Document
-from data.duplicates import DuplicateReport, check_duplicates
+from data.columns import SplitColumns
+from data.dataset import FixedPermutations, OrderingDataset
+from data.duplicates import DuplicateReport
 from data.noise import eval_distractors, noise_setting
 from data.paths import PROCESSED_CACHE
-from data.processing import VOCAB_SPLITS, ProcessedData, process
-from data.readers import Reader
+from data.processing import VOCAB_SPLITS, Prepared, documents_sha256, prepare_columns
+from data.readers import Reader, materialise, split_documents
 from data.sampler import BucketBatchSampler
 from data.shuffle import eval_permutation
 from data.splits import SPLIT_NAMES
@@ -133,12 +138,12 @@ class OrderingDataModule(pl.LightningDataModule):
         self.split_protocol: dict | None = None
         self.epoch = 0
         self.vocab: Vocab | None = None
-        self.documents: dict[str, list[Document]] = {}
+        self.documents: dict[str, SplitColumns] = {}  # per split, its documents in order
         self.duplicates: DuplicateReport | None = None
         self.datasets: dict[str, OrderingDataset] = {}
         self.cache_path: Path | None = None
         self.loaded_from_cache = False
-        self._prepared: ProcessedData | None = None
+        self._data: ProcessedData | None = None  # the processed data, loaded once
         self._train_sampler: BucketBatchSampler | None = None
         self._identity: dict | None = None
 
@@ -161,21 +166,20 @@ class OrderingDataModule(pl.LightningDataModule):
         if hasattr(self.reader, "fingerprint"):
             reader_fp = self.reader.fingerprint()
         else:
-            read = self.reader.read_splits()
+            read = materialise(split_documents(self.reader))
             reader_fp = {"documents_sha256": documents_sha256(read)}
         return {"reader": reader_fp, "settings": settings}, read
 
     def _load_or_build(self) -> ProcessedData:
         material, read = self._cache_material()
 
-        def build() -> ProcessedData:
-            splits = read if read is not None else self.reader.read_splits()
-            missing = [s for s in SPLIT_NAMES if not splits.get(s)]
-            if missing:
-                raise ValueError(f"dataset {self.name!r}: no documents in split(s) {missing}")
-            return process(
-                splits, self.min_freq, self.max_vocab, self.vocab_splits, self.tokenizer
-            )
+        def build(folder: Path) -> Prepared:
+            size_hint = getattr(self.reader, "size_hint", None)
+            return prepare_columns(
+                self.name, read if read is not None else split_documents(self.reader), folder,
+                self.min_freq, self.max_vocab, self.vocab_splits, self.tokenizer,
+                size_hint() if size_hint is not None else None,
+            )  # fmt: skip
 
         data, self.cache_path, self.loaded_from_cache = load_or_build(
             self.cache_dir, material, build
@@ -187,57 +191,51 @@ class OrderingDataModule(pl.LightningDataModule):
         once set up; else read from the processed-data cache's manifest (the reader's
         files are hashed for the cache key, no document is loaded); else from the
         documents, loaded or built and cached (kept for ``setup``)."""
-        if self.vocab is None and self._prepared is None:
+        if self._data is None:
             stored = stored_documents_sha256(self.cache_dir, self._cache_material()[0])
             if stored is not None:
                 return stored
-            self._prepared = self._load_or_build()
-        return documents_sha256(self.documents if self.vocab is not None
-                                else self._prepared.documents)
+            self._data = self._load_or_build()
+        return self._data.documents_sha256
 
     def prepare_data(self) -> None:
-        """Read, tokenise and cache the dataset (Lightning runs this on one process)."""
-        if self.vocab is not None and self.cache_path is None:
-            return  # set up, and the cache could not be written: not built again
-        self._prepared = self._load_or_build()
+        """Read, tokenise and cache the dataset, or map its cache entry: once per process
+        (Lightning calls this again in fit, validate and test)."""
+        if self._data is None:
+            self._data = self._load_or_build()
 
     def setup(self, stage: str | None = None) -> None:
         """Load the processed data (from the cache when present); idempotent."""
         if self.vocab is not None:
             return
-        data = self._prepared if self._prepared is not None else self._load_or_build()
-        self._prepared = None
-        self.duplicates = check_duplicates(data.documents)
+        self.prepare_data()
+        data = self._data
+        self.duplicates = data.duplicates
         if hasattr(self.reader, "split_protocol"):
             self.split_protocol = self.reader.split_protocol()
         self.vocab = data.vocab
-        self.documents = data.documents
+        self.documents = data.splits
         for split in SPLIT_NAMES:
-            docs, token_ids = data.documents[split], data.token_ids[split]
+            documents = data.splits[split]
             fixed = distractors = None
             if split in EVAL_SPLITS:
-                fixed = [
-                    eval_permutation(self.name, split, d.id, len(d), self.protocol_seed)
-                    for d in docs
-                ]
-                distractors = eval_distractors(
-                    self.noise,
-                    self.name,
-                    split,
-                    [d.id for d in docs],
-                    [len(d) for d in docs],
-                    self.protocol_seed,
-                )
+                counts = documents.sentence_counts
+                fixed = FixedPermutations(counts)
+                for index, (doc_id, n) in enumerate(
+                    zip(documents.doc_ids(), counts.tolist(), strict=True)
+                ):
+                    fixed[index] = eval_permutation(
+                        self.name, split, doc_id, n, self.protocol_seed
+                    )
+                if self.noise != "0":
+                    distractors = eval_distractors(
+                        self.noise, self.name, split, documents.doc_ids(), counts,
+                        self.protocol_seed,
+                    )  # fmt: skip
             self.datasets[split] = OrderingDataset(
-                [d.id for d in docs],
-                token_ids,
-                self.max_sentence_tokens,
-                fixed,
-                self.seed,
-                texts=[list(d.sentences) for d in docs],
-                noise=self.noise,
+                documents, self.max_sentence_tokens, fixed, self.seed, noise=self.noise,
                 fixed_distractors=distractors,
-            )
+            )  # fmt: skip
         stats = self.stats()
         protocol = stats.pop("split_protocol", None)
         log.info("dataset %s: %s", self.name, stats)
@@ -257,7 +255,7 @@ class OrderingDataModule(pl.LightningDataModule):
 
     def eval_permutations(self, split: str) -> list[list[int]]:
         """The fixed presentation order of every document of an evaluation split."""
-        return self._dataset(split).fixed_permutations
+        return self._dataset(split).fixed_permutations.tolist()
 
     def identity(self) -> dict:
         """What the figures of a run on this data depend on besides the model (docs/design.md,
@@ -270,15 +268,15 @@ class OrderingDataModule(pl.LightningDataModule):
             presentation = {}
             for split in EVAL_SPLITS:
                 dataset = self._dataset(split)
-                rows = [  # distractors as (source document, sentence, slot)
+                rows = (  # distractors as (source document, sentence, slot)
                     [doc.id, doc.sentences, dataset.fixed_permutations[i],
                      [dataclasses.astuple(d) for d in dataset.distractors(i, 0)]]
                     for i, doc in enumerate(self.documents[split])
-                ]
+                )  # fmt: skip
                 presentation[split] = _sha256_lines(rows)
             self._identity = {
                 "name": self.name,
-                "documents_sha256": documents_sha256(self.documents),
+                "documents_sha256": self._data.documents_sha256,
                 "presentation_sha256": presentation,
             }
         return self._identity
@@ -291,10 +289,11 @@ class OrderingDataModule(pl.LightningDataModule):
         where it has one (``split_protocol``); the vocabulary's splits and ``drop_last``
         where they are not the defaults; in the noise setting also the setting and the
         distractors of each evaluation split."""
+        counts = {split: d.sentence_counts for split, d in self.documents.items()}
         stats = {
-            "n_docs": {s: len(d) for s, d in self.documents.items()},
-            "n_trivial": {s: sum(len(x) == 1 for x in d) for s, d in self.documents.items()},
-            "n_sentences": {s: sum(len(x) for x in d) for s, d in self.documents.items()},
+            "n_docs": {split: len(c) for split, c in counts.items()},
+            "n_trivial": {split: int((c == 1).sum()) for split, c in counts.items()},
+            "n_sentences": {split: int(c.sum()) for split, c in counts.items()},
             "vocab_size": len(self.vocab) if self.vocab is not None else 0,
         }
         if self.duplicates is not None:

@@ -1,49 +1,74 @@
 """Map-style dataset of presented documents, keyed by (document index, epoch).
 
+The documents are one split's memory-mapped columns (``data.columns.SplitColumns``):
+``__getitem__`` slices one document's word ids and text from them, so loader workers and
+DDP ranks read the same pages instead of each holding a copy.
+
 Evaluation splits use one fixed permutation per document (``data.shuffle.eval_permutation``,
-computed once); the training split draws ``train_permutation(seed, epoch, index)``. In the
-noise setting (``data.noise``) the same holds for the distractors: fixed lists for
-evaluation, ``train_distractors(noise, seed, epoch, index)`` for training.
+computed once, kept as one flat int32 array); the training split draws
+``train_permutation(seed, epoch, index)``. In the noise setting (``data.noise``) the same
+holds for the distractors: fixed lists for evaluation, ``train_distractors(noise, seed,
+epoch, index)`` for training.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from torch.utils.data import Dataset
 
 from data.collate import Example, make_example
+from data.columns import SplitColumns
 from data.noise import Distractor, present, train_distractors
 from data.shuffle import train_permutation
+
+
+class FixedPermutations:
+    """One fixed permutation per document of ``sentence_counts`` sentences, all in one flat
+    int32 array (set one by one)."""
+
+    def __init__(self, sentence_counts: np.ndarray) -> None:
+        self.offsets = np.zeros(len(sentence_counts) + 1, dtype=np.int64)
+        np.cumsum(sentence_counts, out=self.offsets[1:])
+        self.values = np.zeros(int(self.offsets[-1]), dtype=np.int32)
+
+    def __setitem__(self, index: int, permutation: list[int]) -> None:
+        self.values[self.offsets[index] : self.offsets[index + 1]] = permutation
+
+    def __getitem__(self, index: int) -> list[int]:
+        return self.values[self.offsets[index] : self.offsets[index + 1]].tolist()
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def tolist(self) -> list[list[int]]:
+        return [self[i] for i in range(len(self))]
 
 
 class OrderingDataset(Dataset):
     def __init__(
         self,
-        doc_ids: list[str],
-        token_ids: list[list[list[int]]],
+        documents: SplitColumns,
         max_tokens: int,
-        fixed_permutations: list[list[int]] | None = None,
+        fixed_permutations: FixedPermutations | None = None,
         seed: int = 0,
-        texts: list[list[str]] | None = None,  # raw sentences (gold order), for text encoders
         noise: str = "0",  # `data.noise.noise_setting`: "0", "1" or "0/1"
         fixed_distractors: list[list[Distractor]] | None = None,  # evaluation splits
     ) -> None:
-        self.doc_ids = doc_ids
-        self.token_ids = token_ids
-        self.texts = texts
+        self.documents = documents
         self.max_tokens = max_tokens
         self.fixed_permutations = fixed_permutations
         self.seed = seed
         self.noise = noise
         self.fixed_distractors = fixed_distractors
-        self.lengths = [len(doc) for doc in token_ids]  # sentences per document
+        self.lengths = documents.sentence_counts  # (documents,) sentences per document
 
     def __len__(self) -> int:
-        return len(self.doc_ids)
+        return len(self.documents)
 
     def permutation(self, index: int, epoch: int) -> list[int]:
         if self.fixed_permutations is not None:
             return self.fixed_permutations[index]
-        return train_permutation(self.seed, epoch, index, len(self.token_ids[index]))
+        return train_permutation(self.seed, epoch, index, int(self.lengths[index]))
 
     def distractors(self, index: int, epoch: int) -> list[Distractor]:
         """The distractors presented with document ``index`` at ``epoch`` (none without noise)."""
@@ -56,24 +81,19 @@ class OrderingDataset(Dataset):
     def __getitem__(self, key: tuple[int, int]) -> Example:
         index, epoch = key
         distractors = self.distractors(index, epoch)
+        doc_id, token_ids, texts = self.documents.parts(index)
         return make_example(
-            self.doc_ids[index],
-            self.token_ids[index],
+            doc_id,
+            token_ids,
             present(self.permutation(index, epoch), distractors),
             self.max_tokens,
-            None if self.texts is None else self.texts[index],
-            [self._sentence(d) for d in distractors],
+            texts,
+            [self.documents.sentence(d.doc, d.sentence) for d in distractors],
         )
 
-    def _sentence(self, distractor: Distractor) -> tuple[list[int], str | None]:
-        """(word ids, text) of a distractor's sentence."""
-        text = None if self.texts is None else self.texts[distractor.doc][distractor.sentence]
-        return self.token_ids[distractor.doc][distractor.sentence], text
-
-    def sizes(self) -> list[tuple[int, int]]:
-        """(sentences, longest truncated sentence) per document, for bucketing (without
-        distractors: a batch may come out a sentence longer)."""
-        return [
-            (len(doc), max(min(max(len(s), 1), self.max_tokens) for s in doc))
-            for doc in self.token_ids
-        ]
+    def sizes(self) -> np.ndarray:
+        """(documents, 2): sentences and longest truncated sentence of each document, for
+        bucketing (without distractors: a batch may come out a sentence longer)."""
+        return np.stack(
+            [self.lengths, self.documents.longest_sentences(self.max_tokens)], axis=1
+        ).astype(np.int64)

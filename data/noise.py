@@ -20,6 +20,7 @@ every model sees the same noisy documents; training draws are fresh at every epo
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,7 +64,7 @@ def noise_label(dataset: str, value: int | str) -> str:
 
 
 def draw_distractors(
-    rng: np.random.Generator, setting: str, index: int, sizes: list[int]
+    rng: np.random.Generator, setting: str, index: int, sizes: Sequence[int]
 ) -> list[Distractor]:
     """The distractors (none or one) of document `index` of a split whose documents have
     `sizes` sentences; `setting` from `noise_setting`."""
@@ -73,12 +74,12 @@ def draw_distractors(
         raise ValueError("dataset.noise needs at least two documents in every split")
     other = int(rng.integers(len(sizes) - 1))
     other += other >= index  # uniform over the documents other than `index`
-    sentence = int(rng.integers(sizes[other]))
-    return [Distractor(other, sentence, int(rng.integers(sizes[index] + 1)))]
+    sentence = int(rng.integers(int(sizes[other])))
+    return [Distractor(other, sentence, int(rng.integers(int(sizes[index]) + 1)))]
 
 
 def eval_distractors(
-    setting: str, dataset: str, split: str, doc_ids: list[str], sizes: list[int], seed: int
+    setting: str, dataset: str, split: str, doc_ids: Iterable[str], sizes: Sequence[int], seed: int
 ) -> list[list[Distractor]]:
     """The fixed distractors of every document of an evaluation split."""
     return [
@@ -90,7 +91,7 @@ def eval_distractors(
 
 
 def train_distractors(
-    setting: str, seed: int, epoch: int, index: int, sizes: list[int]
+    setting: str, seed: int, epoch: int, index: int, sizes: Sequence[int]
 ) -> list[Distractor]:
     """The distractors of training document `index` at `epoch`."""
     return draw_distractors(

@@ -9,7 +9,10 @@ default) the shuffled order is cut to a multiple of ``batch_size`` before poolin
 batch is full and a seeded random ``len % batch_size`` documents sit out the epoch: the
 batching of the released ATTOrderNet code (hwxcby/ATTOrderNet, ``helper.data_iter``:
 ``len(data) // batch_size`` batches of a fresh shuffle). Each yielded key is (document
-index, epoch), so the epoch travels with the index into worker processes.
+index, epoch), so the epoch travels with the index into worker processes. The sizes are one
+int array (documents, 2) read from the columns' offsets (``data.dataset.OrderingDataset.sizes``)
+and a pass is numpy arrays: a few bytes per document, sorted as the (sentences, longest)
+pairs sort (stable).
 
 Distributed (``num_replicas > 1``): every process builds the same batches, the list is
 padded by repeating it from the start to a multiple of ``num_replicas``, and process
@@ -22,7 +25,7 @@ repeated document is de-duplicated by id when predictions are gathered
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from torch.utils.data import Sampler
@@ -35,7 +38,7 @@ Key = tuple[int, int]  # (document index, epoch)
 class BucketBatchSampler(Sampler[list[Key]]):
     def __init__(
         self,
-        sizes: list[tuple[int, int]],
+        sizes: np.ndarray | Sequence[tuple[int, int]],  # (documents, 2) sentences, longest
         batch_size: int,
         shuffle: bool,
         seed: int = 0,
@@ -55,7 +58,10 @@ class BucketBatchSampler(Sampler[list[Key]]):
         if drop_last and len(sizes) < batch_size:
             raise ValueError(f"drop_last with {len(sizes)} documents and batch_size "
                              f"{batch_size} leaves no batch")
-        self.sizes = sizes
+        sizes = np.asarray(sizes, dtype=np.int64).reshape(-1, 2)
+        self.n_docs = len(sizes)
+        # one sort key per document, ordered as the (sentences, longest) pairs are
+        self.keys = (sizes[:, 0] << 32) | sizes[:, 1]
         self.batch_size = batch_size
         self.shuffle = shuffle
         self.seed = seed
@@ -70,21 +76,22 @@ class BucketBatchSampler(Sampler[list[Key]]):
 
     def __len__(self) -> int:
         if self.drop_last:
-            batches = len(self.sizes) // self.batch_size
+            batches = self.n_docs // self.batch_size
         else:
-            batches = math.ceil(len(self.sizes) / self.batch_size)
+            batches = math.ceil(self.n_docs / self.batch_size)
         return math.ceil(batches / self.num_replicas)
 
-    def _cut(self, indices: list[int]) -> list[list[int]]:
-        indices = sorted(indices, key=self.sizes.__getitem__)
+    def _cut(self, indices: np.ndarray) -> list[np.ndarray]:
+        """``indices`` sorted by size (stable), cut into batches."""
+        indices = indices[np.argsort(self.keys[indices], kind="stable")]
         return [indices[i : i + self.batch_size] for i in range(0, len(indices), self.batch_size)]
 
-    def _all_batches(self) -> list[list[int]]:
+    def _all_batches(self) -> list[np.ndarray]:
         """The batches of the whole pass, identical on every process."""
         if not self.shuffle:
-            return self._cut(list(range(len(self.sizes))))
+            return self._cut(np.arange(self.n_docs))
         rng = np.random.default_rng([_BATCH_STREAM, self.seed, self.epoch])
-        order = rng.permutation(len(self.sizes)).tolist()
+        order = rng.permutation(self.n_docs)
         if self.drop_last:  # pools are multiples of batch_size: every batch is full
             order = order[: len(order) - len(order) % self.batch_size]
         batches = [
@@ -99,4 +106,4 @@ class BucketBatchSampler(Sampler[list[Key]]):
         padding = len(self) * self.num_replicas - len(batches)
         batches = batches + [batches[i % len(batches)] for i in range(padding)]
         for batch in batches[self.rank :: self.num_replicas]:
-            yield [(index, self.epoch) for index in batch]
+            yield [(index, self.epoch) for index in batch.tolist()]

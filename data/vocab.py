@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 PAD, UNK = "<pad>", "<unk>"
@@ -28,11 +28,20 @@ class Vocab:
     ) -> Vocab:
         """Words seen at least ``min_freq`` times, most frequent first (ties alphabetical);
         ``max_size`` caps the total size including the two special entries."""
+        return cls.from_counts(
+            Counter(token for tokens in token_lists for token in tokens), min_freq, max_size
+        )
+
+    @classmethod
+    def from_counts(
+        cls, counts: Mapping[str, int], min_freq: int = 1, max_size: int | None = None
+    ) -> Vocab:
+        """``build`` from the words' counts already made."""
         if min_freq < 1:
             raise ValueError(f"min_freq must be >= 1, got {min_freq}")
         if max_size is not None and max_size < 2:
             raise ValueError(f"max_size must be >= 2 (room for {PAD} and {UNK}), got {max_size}")
-        counts = Counter(token for tokens in token_lists for token in tokens)
+        counts = dict(counts)
         counts.pop(PAD, None)
         counts.pop(UNK, None)
         words = sorted(

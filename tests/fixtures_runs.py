@@ -129,20 +129,20 @@ def write_untrained_run(runs: Path, *overrides: str, sealed: bool = False) -> Pa
     identity, without figures; `sealed`: sealed as a run seals it."""
     import torch
     from fixtures_sweep import run_dir_for
-    from hydra.utils import instantiate
     from omegaconf import OmegaConf
 
     from benchmark.config.compose import compose_config
     from benchmark.run.model_builder import build_net
-    from data.cache import documents_sha256
-    from data.processing import process
+    from benchmark.run.stages import build_datamodule
 
     args = ("logger=csv", *overrides)
     cfg = compose_config([*args, f"paths.runs={runs}"])
     run_dir = run_dir_for(runs, *args)
     (run_dir / ".hydra").mkdir(parents=True)
     (run_dir / ".hydra" / "config.yaml").write_text(OmegaConf.to_yaml(cfg))
-    data = process(instantiate(cfg.dataset.reader).read_splits())
+    data = build_datamodule(compose_config([*overrides,
+                                            f"+dataset.datamodule.cache_dir={runs}.cache"]))
+    data.setup()
     (run_dir / "vocab.json").write_text(data.vocab.to_json())
     net = build_net(cfg, len(data.vocab), None)
     (run_dir / "checkpoints").mkdir()
@@ -152,7 +152,7 @@ def write_untrained_run(runs: Path, *overrides: str, sealed: bool = False) -> Pa
     config.pop("logger")  # an interpolation of Hydra's runtime
     config = OmegaConf.to_container(OmegaConf.create(config), resolve=True)  # as runs store it
     identity = {"data": {"name": cfg.dataset.name,
-                         "documents_sha256": documents_sha256(data.documents)}}
+                         "documents_sha256": data.identity()["documents_sha256"]}}
     write_record(run_dir, {"config": config, "split": {"test": {}}, "identity": identity},
                  sealed)
     return run_dir

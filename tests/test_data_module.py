@@ -63,8 +63,8 @@ def test_a_tokenised_corpus_keeps_its_tokens_with_the_whitespace_tokenizer(tmp_p
     assert spaces.cache_path != regex.cache_path
     assert {"face/image", "intra-", "dcs"} <= set(spaces.vocab.itos)
     assert "face/image" not in regex.vocab.itos and {"face", "/", "image"} <= set(regex.vocab.itos)
-    assert len(spaces.datasets["train"].token_ids[0][0]) == 11  # as the corpus has it
-    assert len(regex.datasets["train"].token_ids[0][0]) == 14
+    assert len(spaces.documents["train"].token_ids(0)[0]) == 11  # as the corpus has it
+    assert len(regex.documents["train"].token_ids(0)[0]) == 14
     unknown = r"^tokenizer: expected one of \['regex', 'whitespace'\], got 'spaces'$"
     with pytest.raises(ValueError, match=unknown):
         make_dm(tmp_path, reader=JsonlReader(str(root)), tokenizer="spaces")

@@ -144,7 +144,7 @@ def test_a_cross_validated_run_never_trains_or_selects_on_its_held_out_articles(
             seen_in_training.update(batch["doc_ids"])
     assert seen_in_training == ids(documents["train"])
     assert not seen_in_training & held_out
-    assert not {d.sentences for d in documents["train"] + documents["valid"]} & texts
+    assert not {d.sentences for d in [*documents["train"], *documents["valid"]]} & texts
     selected_on = {i for batch in dm.val_dataloader() for i in batch["doc_ids"]}
     assert selected_on == ids(documents["valid"]) and not selected_on & held_out
     assert {i for batch in dm.test_dataloader() for i in batch["doc_ids"]} == held_out

@@ -23,8 +23,8 @@ def test_sample(datamodule, docs: int) -> list[dict]:
     dataset = datamodule.datasets["test"]
     total, count = len(dataset), min(docs, len(dataset))
     chosen = [i * total // count for i in range(count)]
-    sizes = dataset.sizes()
-    chosen.sort(key=sizes.__getitem__)
+    sizes = dataset.sizes()  # (documents, 2): sentences, longest sentence
+    chosen.sort(key=lambda index: tuple(sizes[index].tolist()))
     size = datamodule.eval_batch_size
     return [
         collate([dataset[(index, 0)] for index in chosen[start : start + size]])

@@ -267,14 +267,20 @@ def check_config(
 
 def check_document_sizes(dataset: str, documents: dict, limit: int | None) -> None:
     """ConfigError naming the documents of more than `limit` sentences (None: no limit),
-    and what to set to train on them anyway."""
+    and what to set to train on them anyway. Sizes come from the columns' sentence counts
+    (no document is read unless named)."""
     if limit is None:
         return
-    long = [(split, doc) for split, docs in documents.items() for doc in docs if len(doc) > limit]
+    long = []  # (split, index, sentences)
+    for split, docs in documents.items():
+        counts = getattr(docs, "sentence_counts", None)
+        sizes = [len(doc) for doc in docs] if counts is None else counts.tolist()
+        long += [(split, i, n) for i, n in enumerate(sizes) if n > limit]
     if not long:
         return
-    longest = max(len(doc) for _, doc in long)
-    named = ", ".join(f"{split} {doc.id!r}: {len(doc)}" for split, doc in long[:_NAMED_DOCS])
+    longest = max(n for _, _, n in long)
+    named = ", ".join(f"{split} {documents[split][i].id!r}: {n}"
+                      for split, i, n in long[:_NAMED_DOCS])  # fmt: skip
     more = f" and {len(long) - _NAMED_DOCS} more" if len(long) > _NAMED_DOCS else ""
     raise ConfigError(
         f"dataset {dataset!r}: {len(long)} document{'s' if len(long) > 1 else ''} of more than "

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from data.document import Document
+from data.readers import materialise
 from data.readers.dataset_source import DatasetSource
 from data.readers.lines import numbered_lines
 from data.readers.published import PublishedReader
@@ -54,23 +55,27 @@ def blocks(path: Path) -> Iterator[list[str]]:
         yield block
 
 
-def read_documents(split: str, path: Path) -> list[Document]:
-    """The documents of one file in the layout of the module docstring (possibly none)."""
-    documents, skipped = [], 0
+def iter_documents(split: str, path: Path) -> Iterator[Document]:
+    """The documents of one file in the layout of the module docstring (possibly none),
+    yielded as they are read."""
+    count, skipped = 0, 0
     for block in blocks(path):
         if len(block) <= HEADER_LINES:
             skipped += 1
             continue
-        documents.append(
-            Document(
-                id=f"{split}-{len(documents)}",
-                sentences=block[HEADER_LINES:],
-                meta={"header": block[:HEADER_LINES]},
-            )
+        yield Document(
+            id=f"{split}-{count}",
+            sentences=block[HEADER_LINES:],
+            meta={"header": block[:HEADER_LINES]},
         )
+        count += 1
     if skipped:
         log.warning("%s: skipped %d block(s) with no sentence after the header", path, skipped)
-    return documents
+
+
+def read_documents(split: str, path: Path) -> list[Document]:
+    """``iter_documents`` as a list."""
+    return list(iter_documents(split, path))
 
 
 class ArxivReader(PublishedReader):
@@ -83,12 +88,18 @@ class ArxivReader(PublishedReader):
         root = self.root()
         return [self.require_file(root / f"{split}.txt") for split in SPLIT_NAMES]
 
-    def _read(self, split: str, path: Path) -> list[Document]:
-        documents = read_documents(split, path)
-        if not documents:
+    def _read(self, split: str, path: Path) -> Iterator[Document]:
+        count = 0
+        for document in iter_documents(split, path):
+            count += 1
+            yield document
+        if not count:
             raise self.source.not_found(f"{path} holds no document")
-        return documents
 
-    def read_splits(self) -> dict[str, list[Document]]:
+    def iter_splits(self) -> dict[str, Iterator[Document]]:
+        """Each split read as it is iterated (every file is there before any is read)."""
         files = zip(SPLIT_NAMES, self.files(), strict=True)
         return {split: self._read(split, path) for split, path in files}
+
+    def read_splits(self) -> dict[str, list[Document]]:
+        return materialise(self.iter_splits())

@@ -9,10 +9,12 @@ names the file and line; ids must be unique within a split.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from data.document import Document
 from data.errors import DataFormatError, json_lines, location
+from data.readers import materialise
 from data.readers.base import OptionsReader
 from data.readers.content_hash import file_sha256
 from data.readers.dataset_source import DatasetNotFoundError
@@ -44,9 +46,9 @@ def _document(record: object, where: str) -> Document:
         raise DataFormatError(f"{where}: {err}") from None
 
 
-def read_jsonl(path: Path) -> list[Document]:
-    """Documents of one ``.jsonl`` file; errors name ``file:line``."""
-    documents: list[Document] = []
+def iter_jsonl(path: Path) -> Iterator[Document]:
+    """Documents of one ``.jsonl`` file, yielded as they are read; errors name
+    ``file:line``, a file without documents is refused once read."""
     first_line: dict[str, int] = {}
     for lineno, record in json_lines(path):
         where = location(path, lineno)
@@ -57,10 +59,20 @@ def read_jsonl(path: Path) -> list[Document]:
                 f"{first_line[document.id]})"
             )
         first_line[document.id] = lineno
-        documents.append(document)
-    if not documents:
+        yield document
+    if not first_line:
         raise DataFormatError(f"{path}: no documents")
-    return documents
+
+
+def read_jsonl(path: Path) -> list[Document]:
+    """Documents of one ``.jsonl`` file; errors name ``file:line``."""
+    return list(iter_jsonl(path))
+
+
+def count_lines(path: Path) -> int:
+    """Line breaks in ``path`` (about its documents, for a progress bar)."""
+    with path.open("rb") as f:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
 
 
 class JsonlReader(OptionsReader):
@@ -92,5 +104,12 @@ class JsonlReader(OptionsReader):
         hashes = {split: file_sha256(path) for split, path in self._files().items()}
         return {"reader": self.KIND, "version": self.VERSION, "sha256": hashes}
 
+    def iter_splits(self) -> dict[str, Iterator[Document]]:
+        """Each split read as it is iterated (every file is there before any is read)."""
+        return {split: iter_jsonl(path) for split, path in self._files().items()}
+
     def read_splits(self) -> dict[str, list[Document]]:
-        return {split: read_jsonl(path) for split, path in self._files().items()}
+        return materialise(self.iter_splits())
+
+    def size_hint(self) -> dict[str, int]:
+        return {split: count_lines(path) for split, path in self._files().items()}

@@ -41,6 +41,10 @@ class PublishedReader(OptionsReader):
     def files(self) -> list[Path]:
         raise NotImplementedError
 
+    def size_hint(self) -> dict[str, int] | None:
+        """The published split sizes (about what a copy of the dataset holds)."""
+        return dict(self.source.sizes) if self.source.sizes else None
+
     def fingerprint(self) -> dict:
         options = {k: v for k, v in self.options().items() if k != "path"}
         return {
