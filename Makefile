@@ -58,7 +58,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
-	$(PY) -m pip install --quiet -e ".[$(EXTRAS)]"
+	PYTHONWARNINGS=ignore $(PY) -m pip install --quiet -e ".[$(EXTRAS)]"  # no setuptools banner
 	touch $@
 
 data: setup  ## fetch and preprocess the Brown corpus (cached under data/cache/)

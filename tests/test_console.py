@@ -207,3 +207,11 @@ def test_the_summary_of_older_and_noisy_records():
     lines = summary_lines(noisy, "/elsewhere/run")
     assert "valid pm_f 0.6000" in lines[0]
     assert [line.split()[0] for line in lines[2:-1]] == ["tau", "pmr", "acc", "pm_f", "noise_acc"]
+
+
+def test_a_figure_rounded_to_zero_has_no_sign_and_one_epoch_is_singular():
+    from benchmark.training.console import _figure, model_line
+
+    assert _figure(-0.00001) == "0.0000" and _figure(-0.2) == "-0.2000"
+    assert "up to 1 epoch of 5 steps" in model_line("m", 10, 1, "val/tau", 2, 5)
+    assert "up to 3 epochs of 1 step," in model_line("m", 10, 3, "val/tau", 2, 1)

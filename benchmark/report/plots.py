@@ -340,6 +340,9 @@ def breakdown_plot(
     return figure
 
 
+ABLATION_UNSET = "needs runs at two or more settings"
+
+
 def make_plots(runs: Sequence[Run], out_dir: Path) -> tuple[dict[str, Path], list[str]]:
     """Draw every plot the runs allow: ({name: PNG path}, notes on the skipped plots)."""
     written: dict[str, Path] = {}
@@ -377,9 +380,20 @@ def make_plots(runs: Sequence[Run], out_dir: Path) -> tuple[dict[str, Path], lis
             emit(
                 f"{dataset}_ablation_{study.name}",
                 figure,
-                f"needs runs at two or more settings of {what} (found {compared})",
+                f"{ABLATION_UNSET} of {what} (found {compared})",
             )
     return written, notes
+
+
+def summarised(notes: list[str]) -> list[str]:
+    """The notes to print: the ablation plots that lack runs of two settings in one note
+    (each is listed in `make_plots`'s notes), the others one each."""
+    unset = [note.split(": skipped", 1)[0] for note in notes if ABLATION_UNSET in note]
+    kept = [note for note in notes if ABLATION_UNSET not in note]
+    if unset:
+        kept.append(f"{len(unset)} ablation plot{'s' if len(unset) > 1 else ''} not drawn, no "
+                    f"study with runs at two or more of its settings ({', '.join(unset)})")
+    return kept
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -416,7 +430,7 @@ def _write_plots(args: dict) -> int:
     except (ForeignFilesError, OSError) as error:  # a read-only or foreign folder
         return report_error(prog, error)
     written = {name: target / path.name for name, path in drawn.items()}
-    for note in notes:
+    for note in summarised(notes):
         print(f"{prog}: note: {note}")
     for path in written.values():
         print(path)

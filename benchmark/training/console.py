@@ -151,13 +151,15 @@ def model_line(name: str, n_params: int, max_epochs, monitor: str, patience,
         return line + ", nothing to train"
     stop = f" with early stopping (patience {patience})" if patience else ""
     steps = f"{steps_per_epoch:,} step{'s' if steps_per_epoch != 1 else ''}"
-    return f"{line}, up to {max_epochs} epochs of {steps}, selected on {monitor}{stop}"
+    epochs = f"{max_epochs} epoch{'s' if max_epochs != 1 else ''}"
+    return f"{line}, up to {epochs} of {steps}, selected on {monitor}{stop}"
 
 
 def _figure(value) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
-    return f"{value:.4f}"
+    text = f"{value:.4f}"
+    return "0.0000" if text == "-0.0000" else text  # a figure rounded to zero has no sign
 
 
 class EpochLines(Callback):
