@@ -30,7 +30,7 @@ COMMA      := ,
 SPACE      := $(subst ,, )
 
 .PHONY: help setup train test test-slow data lint leaderboard plots bench \
-	bench-scale sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction \
+	bench-cli bench-scale sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction \
 	reproduction-report nips nips-report gpu-kit gpu-check
 
 # variables `make help` shows with their values
@@ -90,6 +90,9 @@ gpu-kit: setup  ## gather into KIT=$(KIT) what a GPU machine lacks for `make gpu
 
 gpu-check:  ## on a GPU machine, from the kit: bench, a NIPS run, DDP, bf16, runs sharing the GPU, CUDA graphs, in one timed command; DEVICE=cpu: its dry run here, in small (record and log into the folder OUT names, else results/bench)
 	$(CHECK_PY) -m benchmark.bench.gpu_check device=$(DEVICE) kit=$(KIT) $(ARGS)
+
+bench-cli: setup  ## start-up time of the commands that do not train (ARGS="run=RUN_DIR reference=DIR"; docs/performance.md)
+	$(OB) bench cli $(ARGS)
 
 bench-scale: setup  ## memory and time of preparing and training on 100k, 400k and 1.1M synthetic abstracts under /tmp (ARGS="sizes=20000 steps=20 nips=DIR reference=DIR"; docs/performance.md)
 	OMP_NUM_THREADS=1 $(OB) bench scale $(ARGS)

@@ -255,6 +255,18 @@ BENCH_SCALE = Command(
     "benchmark.bench.scale:main",
 )  # fmt: skip
 
+BENCH_CLI = Command(
+    "bench cli", "start-up time of the commands that do not train",
+    (
+        Key("run", "a finished run folder, for score, compare and predict", metavar="DIR"),
+        Key("reference", "another tree of the suite (an earlier commit) to time alternately, "
+            "for the ratio", metavar="DIR"),
+        _count("repeats", "runs of each command in each tree (median)", 3),
+        Key("out", "also write the figures as JSON to FILE", metavar="FILE"),
+    ),
+    "benchmark.bench.cli_startup:main",
+)  # fmt: skip
+
 KIT = Key("kit", "the kit folder", "gpu-kit", metavar="DIR")
 BENCH_GPU_KIT = Command(
     "bench gpu-kit", "gather what a GPU machine lacks for `bench gpu-check` into one folder",
@@ -337,6 +349,6 @@ PRESETS = Command(
 
 COMMANDS = (
     TRAIN, EVALUATE, SCORE, COMPARE, PREDICT, LEADERBOARD, PLOTS, BENCH, BENCH_PROFILE,
-    BENCH_TSORT, BENCH_SCALE, BENCH_GPU_KIT, BENCH_GPU_CHECK, DATACARD, PREPARE, SWEEP_RUN,
-    SWEEP_LIST, SWEEP_SUMMARY, PARAMS, PRESETS,
+    BENCH_TSORT, BENCH_SCALE, BENCH_CLI, BENCH_GPU_KIT, BENCH_GPU_CHECK, DATACARD, PREPARE,
+    SWEEP_RUN, SWEEP_LIST, SWEEP_SUMMARY, PARAMS, PRESETS,
 )  # the order of `orderbench --help`; the studies' commands follow

@@ -54,7 +54,7 @@ from benchmark.records.run_record import write_run_record
 from benchmark.records.seal import is_sealed, reseal
 from benchmark.run.finished_run import RunError, load_finished_run
 from benchmark.run.lock import RunLockedError, run_lock
-from benchmark.run.model_builder import dataset_noise
+from benchmark.run.run_data import dataset_noise
 from benchmark.score import json_safe
 from benchmark.stats.bootstrap import bootstrap_summary
 from benchmark.stats.discrimination_summary import add_to_record

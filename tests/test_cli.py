@@ -31,8 +31,8 @@ def test_help_lists_every_command(capsys):
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
     for name in ("train", "evaluate", "score", "compare", "predict", "leaderboard", "plots",
-                 "bench", "bench profile", "bench tsort", "bench scale", "bench gpu-kit",
-                 "bench gpu-check", "datacard", "prepare", "sweep run",
+                 "bench", "bench profile", "bench tsort", "bench scale", "bench cli",
+                 "bench gpu-kit", "bench gpu-check", "datacard", "prepare", "sweep run",
                  "sweep list", "sweep summary", "params", "presets", "study cui2018",
                  "study selection-noise", "study cui2018-nips"):  # fmt: skip
         assert f"  {name} " in out

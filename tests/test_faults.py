@@ -25,7 +25,8 @@ from benchmark.records.atomic_io import atomic_write_text
 from benchmark.records.json_values import dumps
 from benchmark.records.run_record import read_run_record, write_run_record
 from benchmark.run.lock import LOCK_NAME, RunLock, RunLockedError, take_run_lock
-from benchmark.training.checkpoints import DamagedCheckpointError, read_checkpoint_position
+from benchmark.training.checkpoint_file import DamagedCheckpointError
+from benchmark.training.checkpoint_position import read_checkpoint_position
 from data.document import Document
 from data.errors import DataFormatError
 from data.readers.jsonl import read_jsonl
@@ -448,7 +449,7 @@ def test_a_full_disk_keeps_the_previous_checkpoint_whole(tmp_path: Path, monkeyp
 def test_the_csv_log_keeps_the_epochs_a_resumed_checkpoint_completed(tmp_path: Path):
     """Epochs counted from 1 (docs/design.md, section 8): a checkpoint of Lightning's epoch
     index 1 has completed epochs 1 and 2."""
-    from benchmark.training.checkpoints import CheckpointPosition
+    from benchmark.training.checkpoint_position import CheckpointPosition
     from benchmark.training.csv_log import trim_metrics_csv
 
     path = tmp_path / "metrics.csv"
@@ -462,7 +463,7 @@ def test_the_csv_log_keeps_the_epochs_a_resumed_checkpoint_completed(tmp_path: P
 
 
 def test_a_resumed_log_that_counts_epochs_from_zero_is_renumbered(tmp_path: Path):
-    from benchmark.training.checkpoints import CheckpointPosition
+    from benchmark.training.checkpoint_position import CheckpointPosition
     from benchmark.training.csv_log import trim_metrics_csv
 
     path = tmp_path / "metrics.csv"

@@ -27,7 +27,8 @@ from benchmark.records.seal import SEAL_KEY, SEALED_FILES, verify
 from benchmark.run.folder import RERUN_DIR, commit_rerun, finish_pending_rerun
 from benchmark.run.lock import RunLock, RunLockedError
 from benchmark.sweep.summary import INTERRUPTED, run_state
-from benchmark.training.checkpoints import DamagedCheckpointError, read_checkpoint_position
+from benchmark.training.checkpoint_file import DamagedCheckpointError
+from benchmark.training.checkpoint_position import read_checkpoint_position
 from data.readers.content_hash import file_sha256
 
 ROW = "synthetic/lstm_ptrnet/base"

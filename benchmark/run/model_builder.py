@@ -19,18 +19,14 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from benchmark.config.checks import ConfigError, net_preset
+from benchmark.run.run_data import dataset_noise
 from data.embeddings import pretrained_embeddings
-from data.noise import has_noise, noise_setting
+from data.noise import has_noise
 from data.vocab import UNK_ID, Vocab
 from models.noise.noise_wrapper import NoiseWrapper
 
 GO_TOKENS = (UNK_ID, UNK_ID)  # the GO sentence: our vocabularies have no GO and EOS words
 NOISE_OPTIONS = ("count_bias", "distractor_scorer")  # keys of `noise_model`, off by default
-
-
-def dataset_noise(cfg: DictConfig) -> str:
-    """The run's noise setting, "0", "1" or "0/1" (configs older than the option: "0")."""
-    return noise_setting(cfg.dataset.get("noise", 0))
 
 
 def noise_options(cfg: DictConfig) -> dict[str, bool]:

@@ -32,12 +32,10 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytorch_lightning as pl
 from hydra.errors import InstantiationException
 from omegaconf import DictConfig
 
 from benchmark.config.identity import comparable_config, config_differences, identity_config
-from benchmark.records.atomic_io import atomic_write_text
 from benchmark.records.run_record import (
     BEST_CHECKPOINT,
     CHECKPOINT_DIR,
@@ -47,9 +45,9 @@ from benchmark.records.run_record import (
 from benchmark.records.seal import UntrustedRecordError, verify
 from benchmark.run.folder import RERUN_DIR
 from benchmark.run.run_data import build_datamodule, data_change, recorded_documents_sha256
-from benchmark.training.checkpoints import (
+from benchmark.training.checkpoint_file import DamagedCheckpointError
+from benchmark.training.checkpoint_position import (
     CheckpointPosition,
-    DamagedCheckpointError,
     newest_intact_checkpoint,
     read_checkpoint_position,
 )
@@ -227,22 +225,3 @@ def _check_best(best: Path, position: CheckpointPosition) -> None:
             f"{error}: the model selected on valid is lost; pass rerun=true to train the run "
             "again"
         ) from None
-
-
-class ResumeInfo(pl.Callback):
-    """When a fresh training starts (global-zero process, before any checkpoint exists):
-    writes `checkpoints/resume.json` with its config and W&B id in the plan's work folder, so
-    that an interruption from here on resumes."""
-
-    def __init__(self, plan: RunPlan) -> None:
-        self.plan = plan
-
-    def on_fit_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        if self.plan.action != "fresh" or not trainer.is_global_zero:
-            return
-        info = {"config": self.plan.config, "wandb_id": self.plan.wandb_id,
-                "documents_sha256": trainer.datamodule.identity()["documents_sha256"]}
-        atomic_write_text(
-            self.plan.work_dir / CHECKPOINT_DIR / RESUME_INFO,
-            json.dumps(info, indent=2, sort_keys=True) + "\n",
-        )

@@ -12,15 +12,23 @@ existed have no digest and are not compared.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pytorch_lightning as pl
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
 from benchmark.records.comparability import data_of
 from benchmark.records.run_record import RECORD_NAME
 from benchmark.records.seal import SHOWN_DIGITS
-from benchmark.run.model_builder import dataset_noise
+from data.noise import noise_setting
+
+if TYPE_CHECKING:  # Lightning is imported by the DataModule itself, when one is built
+    import pytorch_lightning as pl
+
+
+def dataset_noise(cfg: DictConfig) -> str:
+    """The run's noise setting, "0", "1" or "0/1" (configs older than the option: "0")."""
+    return noise_setting(cfg.dataset.get("noise", 0))
 
 
 def build_datamodule(cfg: DictConfig) -> pl.LightningDataModule:

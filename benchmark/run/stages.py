@@ -41,16 +41,16 @@ from benchmark.records.run_record import (
 )
 from benchmark.records.seal import seal
 from benchmark.run.environment import run_environment
-from benchmark.run.model_builder import build_model, dataset_noise, noise_options
+from benchmark.run.model_builder import build_model, noise_options
 from benchmark.run.plan import (
     CHECKPOINT_DIR,
     LAST_CHECKPOINT,
-    ResumeInfo,
     RunPlan,
     check_resumed_data,
 )
 from benchmark.run.processes import one_process_environment
-from benchmark.run.run_data import build_datamodule
+from benchmark.run.resume_info import ResumeInfo
+from benchmark.run.run_data import build_datamodule, dataset_noise
 from benchmark.stats.bootstrap import CI_ALPHA, bootstrap_summary
 from benchmark.stats.discrimination_summary import add_to_record
 from benchmark.training.checkpoints import (

@@ -10,8 +10,6 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
-import torch
-
 
 class DamagedCheckpointError(ValueError):
     """A checkpoint file that cannot be loaded (truncated, not a checkpoint, unsafe)."""
@@ -21,6 +19,8 @@ def load_checkpoint(path: Path, **options) -> dict:
     """`torch.load` of a checkpoint with `weights_only=True`: tensors, numbers, strings and
     plain containers only; anything else (a pickled object that could run code) raises
     `DamagedCheckpointError` naming the file."""
+    import torch  # here: the commands that never load a checkpoint start without torch
+
     try:
         checkpoint = torch.load(path, map_location="cpu", weights_only=True, **options)
     except pickle.UnpicklingError as error:

@@ -13,8 +13,8 @@
   absolute `best_model_path` stored in `last.ckpt`, so a run folder copied or moved and then
   relaunched validated and tested the *original* folder's `best.ckpt`; here the stored paths
   are mapped into the folder the callback writes to, and a path outside it is dropped.
-- `read_checkpoint_position` / `newest_intact_checkpoint`: load a checkpoint fully before
-  resuming from it; a damaged one is passed over with a warning naming the file.
+- Which checkpoint a run resumes from: `benchmark.training.checkpoint_position` (without
+  Lightning, so that listing a sweep does not import it).
 
 Every checkpoint is loaded with `weights_only=True` (`benchmark.training.checkpoint_file`): a
 file holding pickled objects beyond tensors and plain containers is refused, never executed.
@@ -23,8 +23,6 @@ file holding pickled objects beyond tensors and plain containers is refused, nev
 from __future__ import annotations
 
 import io
-import logging
-from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -32,9 +30,6 @@ from lightning_fabric.plugins.io.torch_io import TorchCheckpointIO
 from pytorch_lightning.callbacks import ModelCheckpoint
 
 from benchmark.records.atomic_io import atomic_write_bytes
-from benchmark.training.checkpoint_file import DamagedCheckpointError, load_checkpoint
-
-log = logging.getLogger(__name__)
 
 
 class CheckpointWriteError(OSError):
@@ -101,39 +96,3 @@ def checkpoint_callbacks(dirpath: Path, monitor: str) -> tuple[ModelCheckpoint, 
         enable_version_counter=False,
     )
     return best, last
-
-
-@dataclass(frozen=True)
-class CheckpointPosition:
-    """Where training stood when a checkpoint was saved."""
-
-    path: Path
-    epoch: int  # the last epoch (0-based) the checkpoint has completed
-    global_step: int
-
-
-def read_checkpoint_position(path: Path) -> CheckpointPosition:
-    """Load `path` completely and return its epoch and step; DamagedCheckpointError
-    (naming the file) when it cannot be loaded or lacks a Lightning training state."""
-    path = Path(path)
-    checkpoint = load_checkpoint(path)
-    missing = [key for key in ("state_dict", "epoch", "global_step") if key not in checkpoint]
-    if missing:
-        raise DamagedCheckpointError(f"{path}: not a training checkpoint (lacks {missing})")
-    return CheckpointPosition(path, int(checkpoint["epoch"]), int(checkpoint["global_step"]))
-
-
-def newest_intact_checkpoint(paths: list[Path]) -> CheckpointPosition | None:
-    """The intact checkpoint among `paths` that is furthest in training (latest step,
-    then latest file), or None; each damaged file gets a warning naming it."""
-    intact = []
-    for path in paths:
-        if not Path(path).is_file():
-            continue
-        try:
-            intact.append(read_checkpoint_position(path))
-        except DamagedCheckpointError as error:
-            log.warning("%s; passed over", error)
-    if not intact:
-        return None
-    return max(intact, key=lambda p: (p.global_step, p.path.stat().st_mtime))

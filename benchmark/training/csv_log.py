@@ -25,7 +25,7 @@ from pytorch_lightning.loggers.csv_logs import ExperimentWriter
 
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.records.training_log import log_is_zero_based
-from benchmark.training.checkpoints import CheckpointPosition
+from benchmark.training.checkpoint_position import CheckpointPosition
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from hydra.utils import instantiate
 from omegaconf import DictConfig
 
-from benchmark.training.checkpoints import CheckpointPosition
+from benchmark.training.checkpoint_position import CheckpointPosition
 
 
 def build_loggers(
