@@ -333,8 +333,7 @@ PARAMS = Command(
     "models.param_counts:main", call="keys",
 )  # fmt: skip
 PRESETS = Command(
-    "presets", "every registered preset with its plot colour and its parts, then the free "
-    "colours",
+    "presets", "every registered preset with its colour and summary, then the free colours",
     target="models.registry:main", call="keys", details=False,
 )
 

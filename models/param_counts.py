@@ -7,11 +7,10 @@ decoder; frozen parameters (the pretrained MiniLM) are listed apart from trainab
 
 `orderbench params markdown=docs/models.md` (`make docs`) rewrites the table of presets of
 that page in place, between the lines `BEGIN` and `END` (a blank line after and before
-them): a row per registered preset, its
-cells the preset's `summary` (`models.registry.Summary`, declared where it is registered)
-and its counts. The rows keep the page's order; a preset the page lacks is added at the end
-and a row of a preset no longer registered is dropped. tests/test_docs.py holds the page's
-rows to `markdown_row`.
+them): a row per registered preset, its cells the preset's `summary`
+(`models.registry.Summary`, declared where it is registered) and its counts. The rows keep
+the page's order; a preset the page lacks is added at the end and a row of a preset no
+longer registered is dropped. tests/test_docs.py holds the page's rows to `markdown_row`.
 """
 
 import re
