@@ -29,7 +29,7 @@ CHECK_PY   := $(if $(wildcard $(PY)),$(PY),python3)
 COMMA      := ,
 SPACE      := $(subst ,, )
 
-.PHONY: help setup train test test-slow data lint leaderboard plots bench \
+.PHONY: help setup train test test-slow data lint docs leaderboard plots bench \
 	bench-cli bench-scale sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction \
 	reproduction-report nips nips-report gpu-kit gpu-check
 
@@ -75,6 +75,9 @@ test-slow: setup  ## run only the slow checks
 
 lint: setup  ## ruff
 	$(PY) -m ruff check benchmark models data tests
+
+docs: setup  ## rewrite the table of presets of docs/models.md from the registry: each preset's summary and parameter counts
+	$(OB) params markdown=docs/models.md
 
 leaderboard: setup  ## RUNS/reports/leaderboard.csv + .md from the finished runs under RUNS=runs (ARGS="out=DIR wandb=true"; out=results replaces the committed ones)
 	$(OB) leaderboard runs=$(RUNS) $(ARGS)

@@ -339,11 +339,13 @@ SWEEP_SUMMARY = Command(
 PARAMS = Command(
     "params", "parameter counts of every preset at its declared defaults (Markdown)",
     (_count("vocab_size", "word ids, <pad> and <unk> included (Brown's training vocabulary)",
-            20275, minimum=2),),
+            20275, minimum=2),
+     Key("markdown", "instead, rewrite the table of presets of this page in place, between "
+         "its marker comments (docs/models.md; `make docs`)", metavar="FILE")),
     "models.param_counts:main", call="keys",
 )  # fmt: skip
 PRESETS = Command(
-    "presets", "every registered preset with its plot colour, then the free colours",
+    "presets", "every registered preset with its colour and summary, then the free colours",
     target="models.registry:main", call="keys", details=False,
 )
 

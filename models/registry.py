@@ -14,6 +14,11 @@ default) and, for a family sharing them, the fields of a dataclass the preset ta
 is the one reader: reports, parameter counts and the run's config check ask it for
 defaults, types and the keys a preset takes; `models.hyperparameters` holds the ranges.
 
+Summary: a preset may describe itself (`summary=Summary(sentences=..., paragraph=...,
+decoder=...)`): its cells of the table of presets of docs/models.md, which
+`orderbench params markdown=docs/models.md` (`make docs`) writes with the parameter
+counts, and the line `orderbench presets` prints.
+
 Colours: a preset may pick one (`colour="#rrggbb"`), which no other preset may have; a
 preset that picks none is given a free colour of `PALETTE` (`preset_colours`), the same one
 in every plot as long as the set of presets is the same. `orderbench presets` lists
@@ -39,6 +44,24 @@ NO_DEFAULT = inspect.Parameter.empty  # the default of a setting declared withou
 
 
 @dataclass(frozen=True)
+class Summary:
+    """A preset's description, in Markdown, a few words each: its cells of the table of
+    presets of docs/models.md (`models.param_counts.markdown_table` adds the parameter
+    counts) and, on one line, what `orderbench presets` prints beside its name."""
+
+    sentences: str  # the sentence encoder ("—": none)
+    paragraph: str  # the paragraph encoder ("none", "as `attordernet`")
+    decoder: str  # the decoder, or how the order is found
+    label: str = ""  # after the name in the table: "calibration" -> `bow_position` (calibration)
+    trainable_note: str = ""  # after the trainable counts: "20,276 (0 + 20,276: NOTE)"
+    frozen_note: str = ""  # after the frozen count: "147,840 (NOTE)"
+
+    def line(self) -> str:
+        """Sentence encoder | paragraph encoder | decoder, on one line without backticks."""
+        return " | ".join((self.sentences, self.paragraph, self.decoder)).replace("`", "")
+
+
+@dataclass(frozen=True)
 class Preset:
     name: str
     build: Callable  # (vocab_size, pretrained_embeddings=None, **settings) -> model
@@ -54,14 +77,18 @@ class Preset:
     # (models.hyperparameters, which checks every preset's settings when it is built)
     settings: type | None = None  # a dataclass of settings a family shares: its fields are
     # settings of the preset too, taken through `**kwargs` (`preset_settings`)
+    summary: Summary | None = None  # its row of docs/models.md's table of presets; None: the
+    # table cannot list it (`orderbench params markdown=...` says so)
 
     def takes(self, setting: str) -> bool:
         """Whether the preset takes the keyword argument `setting`: a declared setting, a
         harness argument, or anything when its `**kwargs` are not a settings dataclass
         (a baseline ignoring the other presets' settings)."""
-        return setting in HARNESS_ARGUMENTS or setting in declared_settings(
-            self.build, self.settings
-        ) or (self.settings is None and _var_keyword(self.build))
+        return (
+            setting in HARNESS_ARGUMENTS
+            or setting in declared_settings(self.build, self.settings)
+            or (self.settings is None and _var_keyword(self.build))
+        )
 
 
 _PRESETS: dict[str, Preset] = {}
@@ -112,8 +139,8 @@ def register_preset(name: str, **entry) -> Callable[[Callable], Callable]:
     """Decorator registering a preset function under `name` with the `Preset` fields
     `entry`. Registering another function under a taken name is a ValueError, and so is a
     `settings` class that is not a dataclass or a function without `**kwargs` to take its
-    fields. The preset returned refuses settings out of range before building
-    (`models.hyperparameters`)."""
+    fields, or a `summary` that is not a `Summary`. The preset returned refuses settings out
+    of range before building (`models.hyperparameters`)."""
 
     def decorate(build: Callable) -> Callable:
         known = _PRESETS.get(name)
@@ -128,6 +155,9 @@ def register_preset(name: str, **entry) -> Callable[[Callable], Callable]:
             raise ValueError(
                 f"preset {name!r}: a settings dataclass needs **kwargs in {build.__qualname__}"
             )
+        summary = entry.get("summary")
+        if summary is not None and not isinstance(summary, Summary):
+            raise ValueError(f"preset {name!r}: summary must be a Summary, got {summary!r}")
         colour = entry.get("colour")
         owner = next((p.name for p in _PRESETS.values()
                       if p.name != name and p.colour and colour
@@ -209,10 +239,12 @@ def free_colours() -> list[str]:
 
 
 def main() -> None:
-    """Print every preset with its colour (`picked` or `given`), then the free colours."""
+    """Print every preset with its colour (`picked` or `given`) and its summary (sentence
+    encoder | paragraph encoder | decoder), then the free colours."""
     colours = preset_colours()
     for name, preset in presets().items():
-        print(f"{name:20} {colours[name]}  {'picked' if preset.colour else 'given'}")
+        line = f"{name:20} {colours[name]}  {'picked' if preset.colour else 'given':6}"
+        print(f"{line}  {preset.summary.line()}" if preset.summary else line)
     print(f"free: {' '.join(free_colours())}")
 
 

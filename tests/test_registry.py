@@ -141,7 +141,7 @@ def restored_registry(monkeypatch):
     """The registry as it is, restored after the test (a throwaway preset leaves no trace)."""
     from models import registry
 
-    monkeypatch.setattr(registry, "_PRESETS", dict(registry._PRESETS))
+    monkeypatch.setattr(registry, "_PRESETS", registry.presets())  # every module imported
     return registry
 
 
@@ -186,21 +186,54 @@ def test_the_documented_example_gets_a_colour_of_its_own(tmp_path, monkeypatch, 
     assert colours["cnn_attention"] not in restored_registry.free_colours()
 
 
-def test_the_documented_table_row_counts_the_example_s_parameters(
+def test_the_documented_table_row_is_the_one_make_docs_writes_for_the_example(
     tmp_path, monkeypatch, restored_registry
 ):
-    """The row docs/models.md asks to add to its table of presets (tests/test_docs.py holds
-    that table to the registry) counts the example's parameters as models.param_counts."""
-    from models.param_counts import count
+    """The row docs/models.md shows `make docs` adding to its table of presets for the
+    example is `models.param_counts.markdown_row` of it: its summary and its counts."""
+    from models.param_counts import markdown_row
 
     section = DOCS.read_text(encoding="utf-8").split("## Adding a model", 1)[1]
     row = re.search(r"```text\n(\| `cnn_attention` \|.*)\n```", section).group(1)
-    trainable, frozen = row.strip(" |").split(" | ")[-2:]  # "T (E + N)", "F"
-    figures = [int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", f"{trainable} {frozen}")]
     import_documented_example(tmp_path, monkeypatch)
-    counts = count(get_preset("cnn_attention").build(vocab_size=20275))
-    assert figures == [counts["embedding"] + counts["network"], counts["embedding"],
-                       counts["network"], counts["frozen"]]  # fmt: skip
+    assert row == markdown_row("cnn_attention")
+
+
+def test_make_docs_keeps_the_page_s_order_adds_new_presets_and_drops_unregistered_ones(
+    tmp_path, monkeypatch, restored_registry
+):
+    """`orderbench params markdown=PAGE` rewrites only the lines between the markers: the
+    rows in the page's order, regenerated, a new preset's row last, a row of a preset no
+    longer registered dropped; a preset without a summary is refused, naming it."""
+    from models import param_counts
+    from models.registry import Summary
+
+    monkeypatch.setattr(restored_registry, "_PRESETS", {})  # only the presets below
+    for name in ("kept_b", "kept_a", "added"):
+        summary = Summary(sentences=f"{name} sentences", paragraph="none", decoder="sorted")
+        register_preset(name, summary=summary)(lambda vocab_size, **_: torch.nn.Linear(2, 3))
+    page = tmp_path / "page.md"
+    rows = ["| `kept_a` | old | | | 1 | 0 |", "| `gone` | x | | | 1 | 0 |", "| `kept_b` | y |"]
+    page.write_text("\n".join(["# Page", param_counts.BEGIN, "", "| preset |", "|---|", *rows,
+                                "", param_counts.END, "after", ""]))  # fmt: skip
+    assert param_counts.main(markdown=str(page)) == 0
+    lines = page.read_text().splitlines()
+    assert lines[:3] + lines[-2:] == ["# Page", param_counts.BEGIN, "", param_counts.END, "after"]
+    assert lines[3:-3] == [
+        *param_counts.HEADER,
+        "| `kept_a` | kept_a sentences | none | sorted | 9 (0 + 9) | 0 |",
+        "| `kept_b` | kept_b sentences | none | sorted | 9 (0 + 9) | 0 |",
+        "| `added` | added sentences | none | sorted | 9 (0 + 9) | 0 |",
+    ]
+    assert lines[-3] == "" and page.read_text().endswith("after\n")
+    written = page.read_text()
+    register_preset("bare")(lambda vocab_size, **_: torch.nn.Linear(2, 3))
+    assert param_counts.main(markdown=str(page)) == 2
+    assert page.read_text() == written
+    with pytest.raises(ValueError, match="preset 'bare' has no summary"):
+        param_counts.markdown_row("bare")
+    with pytest.raises(ValueError, match="summary must be a Summary"):
+        register_preset("untyped", summary=("a", "b", "c"))(lambda vocab_size: None)
 
 
 def test_a_preset_without_a_colour_is_given_a_free_one_and_keeps_it(restored_registry):
@@ -221,13 +254,16 @@ def test_a_colour_another_preset_has_is_refused(restored_registry):
         register_preset("copycat", colour=taken)(lambda vocab_size: None)
 
 
-def test_the_registry_lists_colours_and_free_ones():
+def test_the_registry_lists_colours_summaries_and_free_ones():
     result = subprocess.run([sys.executable, "-m", "models.registry"], cwd=ROOT,
                             capture_output=True, text=True, timeout=300)  # fmt: skip
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[-1].startswith("free: #")
     assert {line.split()[0] for line in lines[:-1]} == set(presets())
+    lstm = next(line for line in lines if line.startswith("lstm_ptrnet "))
+    summary = "LSTM, final state | LSTM over the shuffled sentences | LSTM pointer from the"
+    assert lstm.endswith(f"  {summary} encoder's (h, c)")  # its summary, on one line
 
 
 @pytest.mark.parametrize("noise", ["0", pytest.param("1", marks=pytest.mark.slow)])

@@ -20,7 +20,7 @@ from models.blocks.word_embedding import WordEmbedding
 from models.interfaces import SentenceEncoder, TextSentenceEncoder
 from models.ordering_model import OrderingModel
 from models.presets.word_vectors import word_embedding
-from models.registry import register_preset
+from models.registry import Summary, register_preset
 
 # a small paragraph encoder and decoder for the tests (vocabulary of 30 word ids)
 TINY = dict(hidden_dim=16, ff_dim=24)
@@ -82,6 +82,13 @@ class AttOrderNetSettings:
     order_free=True,
     divides=HEADS_DIVIDE,
     settings=AttOrderNetSettings,
+    summary=Summary(
+        sentences="BiLSTM 256 + 256, last states (forward and backward final)",
+        paragraph=(
+            "2 self-attention layers, 8 heads, d_ff 1024, post-LN, no positions, mean-pooled to v"
+        ),
+        decoder="LSTM pointer (512) over the sentence vectors, h0 = v, x0 = 0",
+    ),
 )
 def attordernet(
     vocab_size: int,
@@ -123,6 +130,11 @@ def attordernet(
     order_free=True,
     divides=(*HEADS_DIVIDE, ("sentence_heads", "embedding_dim")),
     settings=AttOrderNetSettings,
+    summary=Summary(
+        sentences="4 self-attention layers, 5 heads, sinusoidal positions, mean over words",
+        paragraph="as `attordernet`",
+        decoder="as `attordernet`",
+    ),
 )
 def attordernet_att(
     vocab_size: int,
@@ -160,6 +172,11 @@ def attordernet_att(
     order_free=True,
     divides=HEADS_DIVIDE,
     settings=AttOrderNetSettings,
+    summary=Summary(
+        sentences="CNN, 512 maps, width 4",
+        paragraph="as `attordernet`",
+        decoder="as `attordernet`",
+    ),
 )
 def attordernet_cnn(
     vocab_size: int,

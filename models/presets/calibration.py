@@ -7,7 +7,7 @@ from torch import Tensor
 
 from models.presets.overlap_chain import OverlapChain
 from models.presets.position_regression import PositionRegressor
-from models.registry import register_preset
+from models.registry import Summary, register_preset
 
 
 @register_preset(
@@ -17,6 +17,13 @@ from models.registry import register_preset
     toy_lr=5e-2,
     colour="#c49c94",
     pointer=False,
+    summary=Summary(
+        sentences="bag of words (length-normalised counts)",
+        paragraph="none",
+        decoder="linear regression of the relative position, sorted",
+        label="calibration",
+        trainable_note="one weight per word and a bias",
+    ),
 )
 def bow_position(
     vocab_size: int,
@@ -32,7 +39,18 @@ def bow_position(
     return PositionRegressor(vocab_size, l2=l2, pl_scale=pl_scale)
 
 
-@register_preset("overlap_chain", colour="#7f7f7f", trainable=False, pointer=False)
+@register_preset(
+    "overlap_chain",
+    colour="#7f7f7f",
+    trainable=False,
+    pointer=False,
+    summary=Summary(
+        sentences="set of content words",
+        paragraph="none",
+        decoder="greedy chain of word overlap from the most central sentence (a rule)",
+        label="calibration",
+    ),
+)
 def overlap_chain(skip_top: int = 100, **_) -> OverlapChain:
     """Greedy chain of content-word overlap from the most central sentence, no learning
     (`models.presets.overlap_chain`); other preset arguments are ignored. Ours, a calibration

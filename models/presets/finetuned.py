@@ -8,7 +8,7 @@ from models.blocks.sentence_minilm import VectorStores
 from models.blocks.sentence_transformer_finetuned import FineTunedSentenceEncoder
 from models.ordering_model import OrderingModel
 from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings
-from models.registry import register_preset
+from models.registry import Summary, register_preset
 
 
 @register_preset(
@@ -18,6 +18,13 @@ from models.registry import register_preset
     order_free=True,
     divides=HEADS_DIVIDE,
     settings=AttOrderNetSettings,
+    summary=Summary(
+        sentences=(
+            "all-MiniLM-L6-v2, top layer fine-tuned (`train_layers: 1`), mean-pooled (384-d)"
+        ),
+        paragraph="as `attordernet` (384 wide)",
+        decoder="as `attordernet` (384)",
+    ),
 )
 def minilm_finetune(
     vocab_size: int | None = None,  # unused: the encoder has its own sub-word vocabulary

@@ -11,7 +11,7 @@ from models.blocks.word_embedding import WordEmbedding
 from models.interfaces import SentenceEncoder
 from models.ordering_model import OrderingModel
 from models.presets.word_vectors import word_embedding
-from models.registry import register_preset
+from models.registry import Summary, register_preset
 
 
 @register_preset(
@@ -19,6 +19,11 @@ from models.registry import register_preset
     tiny=dict(embedding_dim=8, sentence_hidden_dim=12, hidden_dim=10, attention_dim=7),
     toy=dict(embedding_dim=16, hidden_dim=32),
     colour="#1f77b4",
+    summary=Summary(
+        sentences="LSTM, final state",
+        paragraph="LSTM over the shuffled sentences",
+        decoder="LSTM pointer from the encoder's (h, c)",
+    ),
 )
 def lstm_ptrnet(
     vocab_size: int,
@@ -55,9 +60,7 @@ def lstm_ptrnet(
     sentence_encoder = SentenceLSTM(
         embedding.dim, sentence_hidden_dim or hidden_dim, dropout=dropout
     )
-    return pointer_network(
-        embedding, sentence_encoder, hidden_dim, attention_dim, learned_start
-    )
+    return pointer_network(embedding, sentence_encoder, hidden_dim, attention_dim, learned_start)
 
 
 @register_preset(
@@ -65,6 +68,11 @@ def lstm_ptrnet(
     tiny=dict(embedding_dim=8, num_filters=12, hidden_dim=10, attention_dim=7),
     toy=dict(embedding_dim=16, hidden_dim=32),
     colour="#ff7f0e",
+    summary=Summary(
+        sentences="CNN (width 3), ReLU, max over positions",
+        paragraph="LSTM over the shuffled sentences",
+        decoder="LSTM pointer from the encoder's (h, c)",
+    ),
 )
 def cnn_ptrnet(
     vocab_size: int,
@@ -90,9 +98,7 @@ def cnn_ptrnet(
     sentence_encoder = SentenceCNN(
         embedding.dim, num_filters or hidden_dim, filter_width, dropout=dropout
     )
-    return pointer_network(
-        embedding, sentence_encoder, hidden_dim, attention_dim, learned_start
-    )
+    return pointer_network(embedding, sentence_encoder, hidden_dim, attention_dim, learned_start)
 
 
 def _or(value: float | None, default: float) -> float:

@@ -9,7 +9,7 @@ from models.blocks.pointer_transformer import TransformerPointerDecoder
 from models.blocks.sentence_lstm import SentenceLSTM
 from models.ordering_model import OrderingModel
 from models.presets.word_vectors import word_embedding
-from models.registry import register_preset
+from models.registry import Summary, register_preset
 
 
 @register_preset(
@@ -20,6 +20,14 @@ from models.registry import register_preset
     colour="#8c564b",
     order_free=True,
     divides=(("heads", "hidden_dim"), (2, "hidden_dim")),  # word BiLSTM: d/2 per direction
+    summary=Summary(
+        sentences="BiLSTM + word-level multi-head attention (ReLU projections, learned query)",
+        paragraph="M = 3 gated self-attention blocks, H = 4",
+        decoder=(
+            "gated Transformer decoder (masked self-attention + attention over the "
+            "encoder) + ReLU pointer"
+        ),
+    ),
 )
 def han(
     vocab_size: int,

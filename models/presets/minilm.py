@@ -6,7 +6,7 @@ from torch import Tensor
 from models.blocks.sentence_minilm import MiniLMSentenceEncoder, VectorStores
 from models.ordering_model import OrderingModel
 from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings
-from models.registry import register_preset
+from models.registry import Summary, register_preset
 
 
 @register_preset(
@@ -18,6 +18,11 @@ from models.registry import register_preset
     order_free=True,
     divides=HEADS_DIVIDE,
     settings=AttOrderNetSettings,
+    summary=Summary(
+        sentences="frozen all-MiniLM-L6-v2 (384-d)",
+        paragraph="as `attordernet` (384 wide)",
+        decoder="as `attordernet` (384)",
+    ),
 )
 def minilm_ptrnet(
     vocab_size: int | None = None,  # unused: MiniLM has its own WordPiece vocabulary

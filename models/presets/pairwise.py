@@ -9,7 +9,7 @@ from models.blocks.sentence_lstm import SentenceLSTM
 from models.blocks.sentence_minilm import MiniLMSentenceEncoder
 from models.presets.pairwise_orderer import PairwiseOrderer
 from models.presets.word_vectors import word_embedding
-from models.registry import register_preset
+from models.registry import Summary, register_preset
 
 SENTENCE_ENCODERS = ("lstm", "minilm")
 
@@ -21,6 +21,11 @@ SENTENCE_ENCODERS = ("lstm", "minilm")
     toy_lr=1e-2,
     colour="#bcbd22",
     pointer=False,
+    summary=Summary(
+        sentences="BiLSTM 128 + 128, mean over words",
+        paragraph="none: an MLP classifies every ordered pair",
+        decoder="topological sort of the predicted constraints (or summed wins)",
+    ),
 )
 def pairwise_tsort(
     vocab_size: int | None = None,  # word ids (the LSTM sentence encoder)

@@ -32,7 +32,7 @@ from models.blocks.pointer_listwise import ListwiseScoreDecoder
 from models.ordering_model import OrderingModel
 from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings
 from models.presets.pairwise_orderer import PairwiseOrderer
-from models.registry import register_preset
+from models.registry import Summary, register_preset
 
 TINY = dict(hidden_dim=8)  # the encoder itself stays the pretrained one
 
@@ -61,7 +61,20 @@ class ParagraphPointerSettings(ParagraphEncoderSettings, AttOrderNetSettings):
 
 
 @register_preset(
-    "paragraph_listmle", tiny=TINY, colour="#393b79", settings=ParagraphEncoderSettings
+    "paragraph_listmle",
+    tiny=TINY,
+    colour="#393b79",
+    settings=ParagraphEncoderSettings,
+    summary=Summary(
+        sentences=(
+            "all-MiniLM-L6-v2 over the whole shuffled paragraph (`[CLS] s1 [SEP] s2 "
+            "...`), every layer fine-tuned, each sentence mean-pooled over its span "
+            "(384-d)"
+        ),
+        paragraph="the same encoder: the sentences attend to each other",
+        decoder="a score per sentence trained with ListMLE, sorted",
+        frozen_note="the unused pooler",
+    ),
 )
 def paragraph_listmle(
     vocab_size: int | None = None,  # unused: the encoder has its own sub-word vocabulary
@@ -84,6 +97,11 @@ def paragraph_listmle(
     colour="#637939",
     divides=HEADS_DIVIDE,
     settings=ParagraphPointerSettings,
+    summary=Summary(
+        sentences="as `paragraph_listmle`",
+        paragraph="the same encoder, then as `attordernet` (384 wide, d_ff 512)",
+        decoder="as `attordernet` (384)",
+    ),
 )
 def paragraph_ptrnet(
     vocab_size: int | None = None,  # unused: the encoder has its own sub-word vocabulary
@@ -105,6 +123,11 @@ def paragraph_ptrnet(
     colour="#843c39",
     pointer=False,
     settings=ParagraphEncoderSettings,
+    summary=Summary(
+        sentences="as `paragraph_listmle`",
+        paragraph="the same encoder",
+        decoder="an MLP classifies every ordered pair; topological sort",
+    ),
 )
 def paragraph_tsort(
     vocab_size: int | None = None,  # unused: the encoder has its own sub-word vocabulary
