@@ -14,6 +14,8 @@ TRAINER    ?= $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo gpu || 
 JOBS       ?= 2
 # PyTorch threads per sweep-local job: results depend on it, so it does not follow nproc
 CPU_THREADS ?= 1
+# test processes of `make test` (pytest-xdist): one per core the machine has
+TEST_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)
 RUNS       ?= runs
 # `make reproduction`: the sweep (conf/sweep/) and the variant it writes (reproduction_e60 ->
 # repro_e60), and the variants of other budgets set beside it on the page
@@ -34,7 +36,7 @@ SPACE      := $(subst ,, )
 	reproduction-report nips nips-report gpu-kit gpu-check
 
 # variables `make help` shows with their values
-HELP_VARS  := TORCH_SPEC EXTRAS TRAINER RUNS KIT
+HELP_VARS  := TORCH_SPEC EXTRAS TRAINER RUNS KIT TEST_JOBS
 help:  ## list the targets
 	@$(foreach v,$(HELP_VARS),$(v)='$($(v))') awk -v names='$(HELP_VARS)' \
 		'function expand(text,  n, i, key, at, out) { \
@@ -67,11 +69,11 @@ data: setup  ## fetch and preprocess the Brown corpus (cached under data/cache/)
 train: setup  ## train LSTM+PtrNet on Brown and print test metrics (override with ARGS="model=... seed=...")
 	$(OB) train $(ARGS)
 
-test: setup  ## run the test suite (fast checks; `make test-slow` for the slow ones)
-	$(PY) -m pytest -q $(ARGS)
+test: setup  ## run the test suite (fast checks, TEST_JOBS=$(TEST_JOBS) processes: one per core; `make test-slow` for the slow ones)
+	$(PY) -m pytest -q $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS)) $(ARGS)
 
-test-slow: setup  ## run only the slow checks
-	$(PY) -m pytest -q -m slow $(ARGS)
+test-slow: setup  ## run only the slow checks (TEST_JOBS processes too)
+	$(PY) -m pytest -q -m slow $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS)) $(ARGS)
 
 lint: setup  ## ruff
 	$(PY) -m ruff check benchmark models data tests

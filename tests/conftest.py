@@ -1,9 +1,11 @@
-"""Markers of the suite beyond pyproject's `slow`, and the fixtures every test module may
+"""Markers of the suite beyond pyproject's `slow`, the threads of each test process when
+several run at once (pytest-xdist, `make test`), and the fixtures every test module may
 use: `launch`, `python -m benchmark.train` in this process."""
 
 from __future__ import annotations
 
 import logging
+import os
 import runpy
 import sys
 import warnings
@@ -14,6 +16,13 @@ from hydra.core.global_hydra import GlobalHydra
 
 
 def pytest_configure(config):
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1:  # `make test -n N`: the cores shared out, for this worker and its children
+        threads = max(1, (os.cpu_count() or 1) // workers)
+        os.environ["OMP_NUM_THREADS"] = str(threads)
+        import torch
+
+        torch.set_num_threads(threads)
     config.addinivalue_line(
         "markers", "slurm: needs a SLURM cluster (`make slurm-test` stands one up, as root)"
     )

@@ -23,8 +23,9 @@ SIZES = [5, 2, 4, 1, 3, 5]  # mixed lengths: padding and documents that finish e
 GO = (1, 1)  # the GO sentence: <unk> twice, as the harness builds it
 
 
+# beam 130 >= 5! keeps every prefix (slow: `make test-slow`)
 @pytest.mark.parametrize("preset", ["lstm_ptrnet", "cnn_ptrnet", "attordernet", "han"])
-@pytest.mark.parametrize("beam", [1, 2, 7, 130])  # 130 >= 5! keeps every prefix
+@pytest.mark.parametrize("beam", [1, 2, 7, pytest.param(130, marks=pytest.mark.slow)])
 def test_reference_search_equals_batched_beam_search(preset, beam):
     model = tiny_preset(preset, seed=3)
     batch = random_batch(4, SIZES)
@@ -34,6 +35,7 @@ def test_reference_search_equals_batched_beam_search(preset, beam):
     assert torch.allclose(scores, expected_scores, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_a_wide_reference_beam_is_the_brute_force_argmax():
     model, batch = tiny_preset("han", seed=2), random_batch(7, SIZES)
     orders, scores = reference_search(model, batch, 120)
@@ -44,7 +46,7 @@ def test_a_wide_reference_beam_is_the_brute_force_argmax():
         torch.testing.assert_close(scores[b], log_probs.max(), atol=1e-5, rtol=0)
 
 
-@pytest.mark.parametrize("beam", [1, 3, 400])
+@pytest.mark.parametrize("beam", [1, 3, pytest.param(400, marks=pytest.mark.slow)])
 def test_reference_search_with_an_end_candidate(beam):
     model = NoiseWrapper(tiny_preset("attordernet", seed=5), GO, count_bias=True).eval()
     batch = random_batch(6, SIZES)

@@ -121,6 +121,7 @@ def test_profile_refuses_bad_arguments(argv, capsys):
     assert "orderbench bench profile: error" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_bf16_path_of_profile_and_comparison_runs_on_the_cpu(tmp_path):
     out = tmp_path / "profile.json"
     argv = ["experiments=attordernet_paper", "scale=0.02", "train_batches=1", "val_batches=1",

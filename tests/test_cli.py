@@ -288,6 +288,7 @@ def test_light_commands_import_no_lightning():
     assert result.returncode == 0, result.stderr[-2000:]
 
 
+@pytest.mark.slow
 def test_train_composes_its_config_through_the_command():
     """`orderbench train` runs benchmark.train as `python -m` does (Hydra finds conf/)."""
     code = "from benchmark.cli import main\nmain(['train', 'model=han', '--cfg', 'job'])\n"
@@ -296,6 +297,7 @@ def test_train_composes_its_config_through_the_command():
     assert "_target_: models.presets.han" in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", ["benchmark.datacard", "benchmark.prepare_data"])
 def test_config_tools_answer_help_as_python_m_too(module):
     """`python -m benchmark.<tool> --help` prints the usage instead of parsing `--help` as an

@@ -62,6 +62,7 @@ def record_of(run_dir: Path) -> dict:
     return json.loads((run_dir / "metrics.json").read_text())
 
 
+@pytest.mark.slow
 def test_the_console_is_a_few_lines_without_the_libraries_chatter(quiet):
     result, run_dir = quiet
     lines = (result.stdout + result.stderr).splitlines()
@@ -71,6 +72,7 @@ def test_the_console_is_a_few_lines_without_the_libraries_chatter(quiet):
     assert lines[1].startswith(f"model lstm_ptrnet: 0.1M parameters, up to {EPOCHS} epochs")
 
 
+@pytest.mark.slow
 def test_one_line_per_epoch_counted_from_one_with_loss_valid_tau_and_time(quiet):
     result, run_dir = quiet
     record = record_of(run_dir)
@@ -89,6 +91,7 @@ def test_one_line_per_epoch_counted_from_one_with_loss_valid_tau_and_time(quiet)
     assert f"valid tau {record['split']['valid']['tau']:.4f}" in best
 
 
+@pytest.mark.slow
 def test_the_summary_gives_intervals_the_random_baseline_and_the_folder(quiet):
     result, run_dir = quiet
     record = record_of(run_dir)
@@ -108,6 +111,7 @@ def test_the_summary_gives_intervals_the_random_baseline_and_the_folder(quiet):
     assert -0.5 < baseline["figures"]["tau"] < 0.5
 
 
+@pytest.mark.slow
 def test_epochs_count_from_one_in_the_csv_the_loggers_and_the_record(quiet):
     """The CSV, what every logger (W&B included) is given and the record agree: training and
     valid rows of epochs 1..epochs, each valid once; the test row at the selected epoch."""
@@ -127,6 +131,7 @@ def test_epochs_count_from_one_in_the_csv_the_loggers_and_the_record(quiet):
     ]
 
 
+@pytest.mark.slow
 def test_the_random_baseline_is_what_the_random_preset_records(quiet, tmp_path):
     _, run_dir = quiet
     train(tmp_path, *TINY, "model=random", "logger=csv")
@@ -140,6 +145,7 @@ def test_the_random_baseline_is_what_the_random_preset_records(quiet, tmp_path):
     assert "random_baseline" not in random_run  # the random run is the baseline itself
 
 
+@pytest.mark.slow
 def test_verbose_brings_the_libraries_output_back(tmp_path):
     short = (*TINY, "trainer.max_epochs=1", "logger=csv", "evaluate_discrimination=false")
     for runs, args, env in ((tmp_path / "a", ("verbose=true",), ""), (tmp_path / "b", (), "1")):
@@ -171,6 +177,7 @@ def test_steps_per_epoch_and_the_warning_that_says_what_to_change():
                                                        "model.batch_size=1 gives fewer steps)")
 
 
+@pytest.mark.slow
 def test_a_small_dataset_warns_before_training(tmp_path):
     data = tmp_path / "data"
     data.mkdir()

@@ -96,6 +96,7 @@ def write_steps(folder: Path, sizes: dict[str, int]) -> None:
             (folder / split / f"{split}-{k}.txt").write_text("\n".join(steps) + "\n")
 
 
+@pytest.mark.slow
 def test_a_new_dataset_is_one_reader_module_and_one_yaml(tmp_path: Path, monkeypatch) -> None:
     """docs/datasets.md's example, as written: its module in a package outside the
     repository, its YAML in an extra config folder (hydra.searchpath); without data it

@@ -23,6 +23,7 @@ def ddp_run(tmp_path_factory) -> Path:
     return runs
 
 
+@pytest.mark.slow
 def test_two_processes_leave_one_record_in_one_run_directory(ddp_run: Path):
     run_dir = run_dir_of(ddp_run, "synthetic/lstm_ptrnet/base")
     assert list(ddp_run.rglob("metrics.json")) == [run_dir / "metrics.json"]
@@ -31,6 +32,7 @@ def test_two_processes_leave_one_record_in_one_run_directory(ddp_run: Path):
     assert not list(run_dir.glob(".*.tmp")) and not (run_dir / "failed.json").exists()
 
 
+@pytest.mark.slow
 def test_every_document_is_scored_exactly_once(ddp_run: Path):
     run_dir = run_dir_of(ddp_run, "synthetic/lstm_ptrnet/base")
     record = json.loads((run_dir / "metrics.json").read_text())

@@ -172,6 +172,7 @@ def run_dir(tmp_path_factory) -> Path:
     return run_dir_of(runs, "synthetic/lstm_ptrnet/base")
 
 
+@pytest.mark.slow
 def test_training_and_the_cli_report_the_same_discrimination(run_dir: Path, capsys):
     path = run_dir / "metrics.json"
     trained = json.loads(path.read_text())
@@ -201,6 +202,7 @@ def test_bad_arguments_exit_2(args: list[str], message: str, tmp_path: Path, cap
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("missing", "message"),
     [("checkpoints/best.ckpt", "no checkpoint"), ("metrics.json", "has not finished")],

@@ -170,6 +170,7 @@ def test_products_that_give_a_number_of_runs_add_up():
     assert checked >= 4
 
 
+@pytest.mark.slow
 def test_the_sweep_list_command_counts_what_the_test_counts():
     result = subprocess.run(
         [sys.executable, "-m", "benchmark.cli", "sweep", "list", "smoke"], cwd=ROOT,
@@ -207,6 +208,7 @@ def blocks(section: str, language: str) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_the_own_data_example_runs_as_written(tmp_path):
     """The files, the datacard and the run of docs/datasets.md, "Your own data", as the page
     shows them (figures and times of the run aside: its lines must read the same)."""

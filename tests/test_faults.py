@@ -93,6 +93,7 @@ def test_a_group_of_an_extra_config_folder_passes_and_a_typo_is_still_refused(ex
     assert str(caught.value) == "budgte: unknown key, nothing reads it (override +budgte)"
 
 
+@pytest.mark.slow
 def test_the_cli_checks_on_the_search_path_of_the_command_line(tmp_path: Path, extra_conf: str):
     result = run_train(tmp_path / "runs", *TINY_LSTM, extra_conf, "+budget=one_epoch",
                        "+budgte=one_epoch")
@@ -110,6 +111,7 @@ def test_a_split_with_no_scorable_document_is_refused_naming_dataset_and_split()
     check_scorable_splits("toy", {"train": two, "valid": one, "test": two}, True, False)
 
 
+@pytest.mark.slow
 def test_the_cli_refuses_a_bad_config_in_one_line_before_training(tmp_path: Path):
     result = run_train(tmp_path, *TINY_LSTM, "seed=abc", "+model.optimzer.lr=0.1")
     assert result.returncode == 2
@@ -240,6 +242,7 @@ def test_only_rank_zero_takes_the_lock(tmp_path: Path, monkeypatch):
     assert take_run_lock(tmp_path) is None and not (tmp_path / LOCK_NAME).exists()
 
 
+@pytest.mark.slow
 def test_a_launch_into_a_locked_run_directory_is_refused_in_one_line(tmp_path: Path):
     run_dir = run_dir_for(tmp_path, *TINY_LSTM)
     holder = hold_lock(run_dir)

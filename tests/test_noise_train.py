@@ -56,6 +56,7 @@ def noisy_run(tmp_path_factory) -> Path:
     return run_dir_of(runs, "synthetic_noise1/lstm_ptrnet/base")
 
 
+@pytest.mark.slow
 def test_noisy_run_writes_noise_predictions_and_figures(noisy_run: Path):
     record = json.loads((noisy_run / "metrics.json").read_text())
     assert record["dataset"] == "synthetic_noise1"
@@ -71,6 +72,7 @@ def test_noisy_run_writes_noise_predictions_and_figures(noisy_run: Path):
     assert all(p.noise == (-1,) and -1 not in p.gold for p in predictions)
 
 
+@pytest.mark.slow
 def test_synthetic_noise_is_learned(noisy_run: Path):
     """The model learns to leave distractors out (a random order never does: noise_acc 0);
     on synthetic a distractor often repeats a rank word of the document, so some remain
@@ -79,6 +81,7 @@ def test_synthetic_noise_is_learned(noisy_run: Path):
     assert test["noise_acc"] >= 0.3 and test["pm_f"] >= 0.7
 
 
+@pytest.mark.slow
 def test_score_cli_agrees_with_the_noisy_record(noisy_run: Path):
     test = json.loads((noisy_run / "metrics.json").read_text())["split"]["test"]
     assert score_file(noisy_run / "predictions.jsonl") == test
@@ -87,11 +90,13 @@ def test_score_cli_agrees_with_the_noisy_record(noisy_run: Path):
     assert json.loads(result.stdout) == test
 
 
+@pytest.mark.slow
 def test_discrimination_is_refused_for_a_noisy_run(noisy_run: Path):
     result = run_cli("benchmark.evaluate", f"run={noisy_run}", "task=discrimination")
     assert result.returncode == 2 and "distractors" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_noisy_model_may_leave_sentences_out_when_ordering_text(noisy_run: Path):
     run = load_finished_run(noisy_run)
     assert isinstance(run.net, NoiseWrapper)  # rebuilt with its END candidate
@@ -100,6 +105,7 @@ def test_a_noisy_model_may_leave_sentences_out_when_ordering_text(noisy_run: Pat
     assert len(set(order)) == len(order) and set(order) <= {0, 1, 2}
 
 
+@pytest.mark.slow
 def test_random_baseline_under_zero_one_noise(tmp_path: Path):
     """Keeps every sentence: noise_acc is the share of documents without a distractor;
     a relaunch of the same command is skipped."""
@@ -115,6 +121,7 @@ def test_random_baseline_under_zero_one_noise(tmp_path: Path):
     assert "skipped" in again.stdout + again.stderr
 
 
+@pytest.mark.slow
 def test_evaluate_order_decodes_the_test_split_again_as_the_run_did(noisy_run: Path, tmp_path):
     out = tmp_path / "again.jsonl"
     result = run_cli("benchmark.evaluate", f"run={noisy_run}", "task=order", f"predictions={out}")

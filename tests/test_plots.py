@@ -106,6 +106,7 @@ def plots(runs: Path, tmp_path_factory) -> tuple[dict[str, Path], list[str]]:
     return make_plots(collect_runs(runs), tmp_path_factory.mktemp("plots"))
 
 
+@pytest.mark.slow
 def test_every_plot_is_drawn(plots):
     written, notes = plots
     expected = {"brown_main_metrics", "brown_tau_by_length", "brown_tau_by_genre"} | {
@@ -118,6 +119,7 @@ def test_every_plot_is_drawn(plots):
     assert notes == []
 
 
+@pytest.mark.slow
 def test_plot_files_are_valid_non_trivial_png_images(plots):
     for name, path in plots[0].items():
         assert path.name == f"{name}.png"

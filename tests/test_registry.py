@@ -266,6 +266,7 @@ def test_the_registry_lists_colours_summaries_and_free_ones():
     assert lstm.endswith(f"  {summary} encoder's (h, c)")  # its summary, on one line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise", ["0", pytest.param("1", marks=pytest.mark.slow)])
 def test_a_new_model_is_one_file_and_one_yaml(tmp_path, noise):
     """docs/models.md's example, as written: its code in a package outside the repository

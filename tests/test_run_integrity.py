@@ -70,6 +70,7 @@ def test_the_config_id_ignores_where_the_code_lives():
     assert config_id(moved) == config_id(cfg)
 
 
+@pytest.mark.slow
 def test_unsafe_path_components_are_refused_before_any_folder_exists(tmp_path: Path):
     for override, key in (
         ("variant=../../../../x", "variant"), ("variant=", "variant"),
@@ -99,6 +100,7 @@ def finished(tmp_path_factory) -> Path:
     return runs
 
 
+@pytest.mark.slow
 def test_a_copied_or_moved_run_resumes_and_evaluates_as_itself(finished: Path, tmp_path: Path):
     original = run_dir_of(finished, ROW)
     expected = record(original)["split"]
@@ -126,6 +128,7 @@ def test_a_copied_or_moved_run_resumes_and_evaluates_as_itself(finished: Path, t
     assert json.loads(evaluated.stdout)["tau"] == expected["test"]["tau"]
 
 
+@pytest.mark.slow
 def test_a_finished_run_seals_its_record_with_its_files(finished: Path):
     run_dir = run_dir_of(finished, ROW)
     stored = record(run_dir)
@@ -134,6 +137,7 @@ def test_a_finished_run_seals_its_record_with_its_files(finished: Path):
     assert verify(run_dir, stored, SEALED_FILES)  # every part and file as sealed
 
 
+@pytest.mark.slow
 def test_a_finished_run_keeps_its_selected_checkpoint_and_drops_the_resume_one(tmp_path: Path):
     one_epoch = (*TINY_LSTM, "trainer.max_epochs=1", "evaluate_discrimination=false")
     result = run_train(tmp_path, *one_epoch)
@@ -146,6 +150,7 @@ def test_a_finished_run_keeps_its_selected_checkpoint_and_drops_the_resume_one(t
     assert _id("keep_last_checkpoint=true") == _id()
 
 
+@pytest.mark.slow
 def test_a_refused_launch_leaves_the_folder_byte_identical(finished: Path, tmp_path: Path):
     runs = tmp_path / "runs"
     shutil.copytree(finished, runs)
@@ -255,6 +260,7 @@ def test_the_run_lock_never_follows_a_symbolic_link(tmp_path: Path):
 # -- exit status --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sigterm_exits_non_zero_and_the_run_is_interrupted_and_resumable(tmp_path: Path):
     args = (*TINY_LSTM, "trainer.max_epochs=40", "evaluate_discrimination=false")
     process = subprocess.Popen(

@@ -58,6 +58,7 @@ def test_a_device_count_the_launcher_cannot_reserve_is_named():
         launcher("hydra/launcher=slurm", "trainer.devices=auto")
 
 
+@pytest.mark.slow
 def test_cli_shows_the_submitit_parameters_derived_from_the_trainer_profile():
     result = subprocess.run(
         train_command("--cfg", "all", "--resolve", "hydra/launcher=slurm", "trainer=ddp",

@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from fixtures_sweep import run_dir_of, run_train
 
 
+@pytest.mark.slow
 def test_failures_are_recorded_summarised_and_do_not_stop_the_sweep(tmp_path: Path):
     # an invalid learning rate breaks the trainable preset only (refused before training);
     # random has nothing to train

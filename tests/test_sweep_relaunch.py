@@ -29,6 +29,7 @@ def sweep(runs: Path, launcher: tuple[str, ...]) -> str:
     return result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("launcher", LAUNCHERS)
 def test_smoke_sweep_runs_each_job_once_and_only_what_is_missing(tmp_path: Path, launcher):
     out = sweep(tmp_path, launcher)
