@@ -16,6 +16,7 @@ JOBS       ?= 2
 CPU_THREADS ?= 1
 # test processes of `make test` (pytest-xdist): one per core the machine has
 TEST_JOBS  ?= $(shell nproc 2>/dev/null || echo 1)
+XDIST      := $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS))
 RUNS       ?= runs
 # `make reproduction`: the sweep (conf/sweep/) and the variant it writes (reproduction_e60 ->
 # repro_e60), and the variants of other budgets set beside it on the page
@@ -70,10 +71,10 @@ train: setup  ## train LSTM+PtrNet on Brown and print test metrics (override wit
 	$(OB) train $(ARGS)
 
 test: setup  ## run the test suite (fast checks, TEST_JOBS=$(TEST_JOBS) processes: one per core; `make test-slow` for the slow ones)
-	$(PY) -m pytest -q $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS)) $(ARGS)
+	$(PY) -m pytest -q $(XDIST) $(ARGS)
 
 test-slow: setup  ## run only the slow checks (TEST_JOBS processes too)
-	$(PY) -m pytest -q -m slow $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS)) $(ARGS)
+	$(PY) -m pytest -q -m slow $(XDIST) $(ARGS)
 
 lint: setup  ## ruff
 	$(PY) -m ruff check benchmark models data tests

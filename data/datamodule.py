@@ -170,8 +170,10 @@ class OrderingDataModule(pl.LightningDataModule):
             reader_fp = {"documents_sha256": documents_sha256(read)}
         return {"reader": reader_fp, "settings": settings}, read
 
-    def _load_or_build(self) -> ProcessedData:
-        material, read = self._cache_material()
+    def _load_or_build(self, keyed: tuple[dict, dict | None] | None = None) -> ProcessedData:
+        """The processed data from the cache, built first when absent; `keyed`: what
+        `_cache_material` gave already (its reader's files are not hashed again)."""
+        material, read = keyed if keyed is not None else self._cache_material()
 
         def build(folder: Path) -> Prepared:
             size_hint = getattr(self.reader, "size_hint", None)
@@ -187,15 +189,16 @@ class OrderingDataModule(pl.LightningDataModule):
         return data
 
     def documents_sha256(self) -> str:
-        """``identity()``'s digest of the documents, cheaply: computed from the documents
-        once set up; else read from the processed-data cache's manifest (the reader's
-        files are hashed for the cache key, no document is loaded); else from the
-        documents, loaded or built and cached (kept for ``setup``)."""
+        """``identity()``'s digest of the documents, cheaply: the loaded data's once
+        loaded; else read from the processed-data cache's manifest (the reader's files are
+        hashed for the cache key, no document is loaded); else from the data, built and
+        cached (kept for ``setup``)."""
         if self._data is None:
-            stored = stored_documents_sha256(self.cache_dir, self._cache_material()[0])
+            keyed = self._cache_material()
+            stored = stored_documents_sha256(self.cache_dir, keyed[0])
             if stored is not None:
                 return stored
-            self._data = self._load_or_build()
+            self._data = self._load_or_build(keyed)
         return self._data.documents_sha256
 
     def prepare_data(self) -> None:
