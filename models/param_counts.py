@@ -58,16 +58,23 @@ def default_settings(name: str) -> dict:
     }
 
 
+def preset_counts(name: str, vocab_size: int) -> dict[str, int]:
+    """`count` of the registered preset `name` built at its defaults, with the trainable
+    total (`trainable`: word embedding + network)."""
+    preset = presets()[name]
+    counts = count(preset.build(vocab_size=vocab_size, **default_settings(name)))
+    return {**counts, "trainable": counts["embedding"] + counts["network"]}
+
+
 def table(vocab_size: int) -> str:
     """Markdown table of `count` for every preset built with its default settings."""
     lines = [
         "| preset | trainable total | word embedding | encoders + decoder | frozen |",
         "|---|---:|---:|---:|---:|",
     ]
-    for name, preset in presets().items():
-        counts = count(preset.build(vocab_size=vocab_size, **default_settings(name)))
-        trainable = counts["embedding"] + counts["network"]
-        cells = [trainable, counts["embedding"], counts["network"], counts["frozen"]]
+    for name in presets():
+        counts = preset_counts(name, vocab_size)
+        cells = [counts[key] for key in ("trainable", "embedding", "network", "frozen")]
         lines.append(f"| `{name}` | " + " | ".join(f"{c:,}" for c in cells) + " |")
     return "\n".join(lines)
 
@@ -79,15 +86,14 @@ def markdown_row(name: str, vocab_size: int = VOCAB_SIZE) -> str:
     """The row of the registered preset `name` in the table of presets of docs/models.md:
     its `summary`'s cells, then its counts at its defaults (`trainable (embedding + rest)`,
     `0` when it has none; `frozen`). ValueError when it declares no summary."""
-    preset = presets()[name]
-    summary = preset.summary
+    summary = presets()[name].summary
     if summary is None:
         raise ValueError(
             f"preset {name!r} has no summary for the table of presets: register it with "
             "summary=Summary(sentences=..., paragraph=..., decoder=...) (models.registry)"
         )
-    counts = count(preset.build(vocab_size=vocab_size, **default_settings(name)))
-    trainable = counts["embedding"] + counts["network"]
+    counts = preset_counts(name, vocab_size)
+    trainable = counts["trainable"]
     note = f": {summary.trainable_note}" if summary.trainable_note else ""
     trainable_cell = (
         f"{trainable:,} ({counts['embedding']:,} + {counts['network']:,}{note})"
