@@ -18,7 +18,7 @@ from benchmark.cli_options import Command, Key
 
 PAIRED_RESAMPLES = 10_000  # resamples of the paired tests (compare, leaderboard)
 REPORTS_DIR = "reports"  # the reports' default folder, inside the runs folder
-SPLITS = ("valid", "test")  # the evaluated splits (data.datamodule.EVAL_SPLITS)
+SPLITS = ("valid", "test")  # the evaluated splits (data.ordering_data.EVAL_SPLITS)
 PRECISIONS = ("32", "bf16")  # benchmark.bench.timing.PRECISIONS
 DEVICES = ("cpu", "cuda")
 PAPER_EXPERIMENTS = (  # the paper-size presets, conf/experiment/*_paper.yaml

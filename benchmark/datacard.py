@@ -38,7 +38,7 @@ from omegaconf import DictConfig
 from benchmark.cli_options import report_error
 from benchmark.cli_parsers import DATACARD, dataset_overrides
 from benchmark.config.compose import COMPOSE_ERRORS, compose_config, compose_error
-from benchmark.run.stages import build_datamodule
+from benchmark.run.run_data import build_datamodule
 from data.document import Document
 from data.errors import DataFormatError
 from data.readers.published_ids import split_published_id
@@ -48,9 +48,9 @@ from data.tokenize import DEFAULT_TOKENIZER, tokenizer_named
 log = logging.getLogger(__name__)
 
 
-def split_card(documents: Sequence[Document]) -> dict:
-    """Documents, sentences per document (min/mean/max) and trivial documents."""
-    lengths = [len(doc) for doc in documents]
+def split_card(lengths: Sequence[int]) -> dict:
+    """Documents, sentences per document (min/mean/max) and trivial documents, from each
+    document's number of sentences."""
     return {
         "n_docs": len(lengths),
         "min": min(lengths),
@@ -99,7 +99,7 @@ def published_source(reader: object, name: str) -> DatasetSource | None:
 
 def datacard(cfg: DictConfig) -> dict:
     """The card of ``cfg.dataset`` (a composed OrderBench config)."""
-    datamodule = build_datamodule(cfg)
+    datamodule = build_datamodule(cfg, loaders=False)
     datamodule.prepare_data()
     datamodule.setup("fit")
     log.info(
@@ -110,7 +110,7 @@ def datacard(cfg: DictConfig) -> dict:
     documents = datamodule.documents
     card = {
         "dataset": cfg.dataset.name,
-        "splits": {split: split_card(docs) for split, docs in documents.items()},
+        "splits": {split: split_card(d.sentence_counts.tolist()) for split, d in documents.items()},
         "train_word_types": train_vocabulary(documents["train"], datamodule.tokenizer),
         "model_vocab_size": len(datamodule.vocab),  # the run record's data.vocab_size
         "min_freq": cfg.dataset.datamodule.get("min_freq", 1),

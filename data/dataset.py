@@ -14,10 +14,9 @@ epoch, index)`` for training.
 from __future__ import annotations
 
 import numpy as np
-from torch.utils.data import Dataset
 
-from data.collate import Example, make_example
 from data.columns import SplitColumns
+from data.example import Example, make_example
 from data.noise import Distractor, present, train_distractors
 from data.shuffle import train_permutation
 
@@ -44,7 +43,10 @@ class FixedPermutations:
         return [self[i] for i in range(len(self))]
 
 
-class OrderingDataset(Dataset):
+class OrderingDataset:
+    """The presented documents of one split, map-style (``len``, and ``[(index, epoch)]``
+    as the batch sampler asks, ``data.sampler``), what torch's DataLoader reads."""
+
     def __init__(
         self,
         documents: SplitColumns,

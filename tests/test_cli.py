@@ -257,7 +257,7 @@ def test_the_declared_defaults_are_the_library_s_own():
     from benchmark.bench.timing import PRECISIONS
     from benchmark.bench.tsort import LENGTHS
     from benchmark.metrics.discrimination import MAX_PERMUTATIONS
-    from data.datamodule import EVAL_SPLITS
+    from data.ordering_data import EVAL_SPLITS
     from models.param_counts import VOCAB_SIZE
     from studies.cui2018 import COMMAND as CUI2018
     from studies.cui2018 import NIPS_COMMAND

@@ -14,11 +14,11 @@ import pytest
 from fixtures_data import small_jsonl_splits, write_jsonl_dataset
 
 from data import cache
-from data.collate import make_example
 from data.columns import SplitColumns
 from data.datamodule import OrderingDataModule
 from data.document import Document
 from data.errors import DataFormatError
+from data.example import make_example
 from data.processing import prepare_columns
 from data.readers.jsonl import JsonlReader
 from data.readers.synthetic import SyntheticReader
@@ -141,7 +141,7 @@ def test_an_interrupted_build_leaves_no_entry(tmp_path: Path, monkeypatch):
         (folder / "train" / "text.arrow").write_bytes(b"half")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("data.datamodule.prepare_columns", interrupted)
+    monkeypatch.setattr("data.ordering_data.prepare_columns", interrupted)
     with pytest.raises(KeyboardInterrupt):
         make_dm(tmp_path).setup()
     assert list((tmp_path / "cache").iterdir()) == []

@@ -4,7 +4,8 @@ import random
 
 import torch
 
-from data.collate import Example, collate
+from data.collate import collate
+from data.example import Example
 from data.vocab import PAD_ID
 
 

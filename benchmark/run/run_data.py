@@ -31,10 +31,18 @@ def dataset_noise(cfg: DictConfig) -> str:
     return noise_setting(cfg.dataset.get("noise", 0))
 
 
-def build_datamodule(cfg: DictConfig) -> pl.LightningDataModule:
-    """The dataset's DataModule with the protocol seeds and the noise setting."""
+LIGHTNING_FORM = "data.datamodule.OrderingDataModule"  # the default `dataset.datamodule`
+PLAIN_FORM = "data.ordering_data.OrderingData"  # the same data without Lightning's loaders
+
+
+def build_datamodule(cfg: DictConfig, loaders: bool = True) -> pl.LightningDataModule:
+    """The dataset's DataModule with the protocol seeds and the noise setting; with
+    `loaders=False`, for a command that only reads the data, the default DataModule's plain
+    form (no Lightning import)."""
+    plain = not loaders and cfg.dataset.datamodule.get("_target_") == LIGHTNING_FORM
     return instantiate(
         cfg.dataset.datamodule,
+        **({"_target_": PLAIN_FORM} if plain else {}),
         reader=instantiate(cfg.dataset.reader),
         seed=cfg.seed,
         protocol_seed=cfg.protocol_seed,

@@ -4,6 +4,7 @@ BasicSweeper expands them (`hydra.sweeper.params` and the command-line sweeps)."
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
@@ -17,8 +18,9 @@ class SweepJob:
     config: DictConfig | None  # the job's composed config (with its `hydra` node)
     error: str | None = None  # why the job's config does not compose
 
-    @property
+    @cached_property
     def run_dir(self) -> Path | None:
+        """The job's run directory, resolved once (its config id is a digest of the config)."""
         if self.config is None:
             return None
         return Path(self.config.hydra.sweep.dir) / self.config.hydra.sweep.subdir

@@ -34,7 +34,7 @@ VERBOSE_ENV = "ORDERBENCH_VERBOSE"
 LIBRARY_LOGGERS = ("pytorch_lightning", "lightning", "lightning_fabric", "lightning.pytorch",
                    "lightning.fabric")  # fmt: skip
 # our own INFO lines that the data line of `data_line` says in short
-FOLDED_LOGGERS = ("data.cache", "data.processing", "data.datamodule", "data.embeddings")
+FOLDED_LOGGERS = ("data.cache", "data.processing", "data.ordering_data", "data.embeddings")
 # packages whose INFO lines reach the quiet console (others: warnings and errors only)
 OWN_PACKAGES = ("benchmark", "data", "models", "hydra_plugins", "__main__")
 SUMMARY_METRICS = ("tau", "pmr", "acc", "disc_acc")

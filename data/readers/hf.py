@@ -31,14 +31,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-
-import datasets
+from typing import TYPE_CHECKING
 
 from data.document import Document
 from data.errors import DataFormatError
 from data.readers.dataset_source import DatasetSource
 from data.sentence_split import split_sentences
 from data.splits import SPLIT_NAMES, group_split
+
+if TYPE_CHECKING:  # imported when a dataset is loaded: listing the sources stays quick
+    import datasets
 
 SOURCE = DatasetSource(
     name="hf",
@@ -69,6 +71,8 @@ SPLITTERS: dict[str, Callable[[str], list[str]]] = {
 def load(path: str, name: str | None) -> datasets.DatasetDict:
     """The dataset at ``path`` (see the module docstring); unreachable or absent data raises
     the error naming the accepted layouts."""
+    import datasets
+
     local = Path(path).expanduser()
     try:
         if any((local / marker).is_file() for marker in SAVED_MARKERS):

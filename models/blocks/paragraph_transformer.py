@@ -19,7 +19,7 @@ more sentences than fit with one token each is refused, naming the setting.
 
 Any Hugging Face encoder with `[CLS]`/`[SEP]`-style special tokens (BERT, RoBERTa,
 ELECTRA, MiniLM...) can be named (`model`); by default the bundled all-MiniLM-L6-v2, read
-from local files only (`models.blocks.sentence_transformer_finetuned.load_pretrained`).
+from local files only (`models.blocks.pretrained.load_pretrained`).
 
 Optimisation settings read by the harness (`benchmark.training.optimisation`): this
 module's parameters train at `learning_rate`; every rate rises linearly over
@@ -32,7 +32,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from models.blocks.sentence_transformer_finetuned import load_pretrained
+from models.blocks.pretrained import load_pretrained
 
 FITS = ("truncate",)
 

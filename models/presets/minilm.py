@@ -3,7 +3,8 @@ encoder and pointer decoder (Cui et al. 2018)."""
 
 from torch import Tensor
 
-from models.blocks.sentence_minilm import MiniLMSentenceEncoder, VectorStores
+from models.blocks.pretrained import VectorStores
+from models.blocks.sentence_minilm import MiniLMSentenceEncoder
 from models.ordering_model import OrderingModel
 from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings
 from models.registry import Summary, register_preset
