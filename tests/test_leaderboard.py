@@ -14,7 +14,7 @@ from fixtures_runs import edit_record, write_record, write_run
 from scipy import stats
 
 from benchmark.metrics.directions import LOWER_IS_BETTER
-from benchmark.metrics.order import ORDER_METRICS
+from benchmark.metrics.registry import ORDER_METRICS
 from benchmark.records.run_collection import RunCollectionWarning, collect_runs
 from benchmark.records.seal import SEAL_KEY
 from benchmark.report.leaderboard import (

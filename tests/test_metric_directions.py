@@ -1,7 +1,10 @@
-"""Every figure of a run record has one declared direction (benchmark/metrics/directions.py),
-and the reports follow it."""
+"""Every figure of a run record is declared once (benchmark/metrics/registry.py) with its
+direction and range, and the reports follow it."""
 
 from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from benchmark.metrics.corpus import POOLED_ACCURACY, corpus_metrics
 from benchmark.metrics.directions import (
@@ -14,8 +17,7 @@ from benchmark.metrics.directions import (
     is_better,
 )
 from benchmark.metrics.discrimination import FIGURES as DISCRIMINATION_FIGURES
-from benchmark.metrics.noise import NOISE_METRICS
-from benchmark.metrics.order import ORDER_METRICS
+from benchmark.metrics.registry import BY_KEY, METRICS, NOISE_METRICS, ORDER_METRICS
 from benchmark.report.plot_style import metric_label
 
 
@@ -41,3 +43,20 @@ def test_plot_labels_follow_the_declaration():
     assert metric_label("coherence_L").endswith("lower is better")
     assert "lower is better" not in metric_label("tau")
     assert "not ranked" in metric_label("disc_ties_frac")
+
+
+def test_each_figure_is_declared_once_with_what_every_reader_needs():
+    keys = [metric.key for metric in METRICS]
+    assert len(keys) == len(set(keys))  # one declaration per figure
+    for metric in METRICS:
+        assert metric.direction in {HIGHER, LOWER, NOT_RANKED}, metric.key
+        low, high = metric.bounds
+        assert low < high, metric.key
+        if metric.direction != NOT_RANKED:  # ranked figures are plotted with their label
+            assert metric_label(metric.key).startswith(metric.label or metric.key)
+
+
+@given(st.permutations(range(6)))
+def test_pmr_is_the_same_figure_for_a_permutation_and_a_kept_subset(pred):
+    pmr = BY_KEY["pmr"]
+    assert pmr.order(list(range(6)), pred) == pmr.kept(list(range(6)), pred)

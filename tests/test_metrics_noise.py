@@ -53,10 +53,6 @@ def test_hand_worked_noise_values(gold, pred, noise, expected):
     assert (values["pmr"], values["pm_f"], values["noise_acc"]) == pytest.approx(expected)
 
 
-def test_registry():
-    assert NOISE_METRICS == {"pmr": exact_match, "pm_f": pm_f, "noise_acc": noise_accuracy}
-
-
 def test_order_metrics_only_when_the_kept_set_is_gold():
     assert set(document_metrics([0, 1, 2], [2, 0, 1], [-1])) == {
         "n_sentences",

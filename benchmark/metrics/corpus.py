@@ -1,9 +1,9 @@
 """The metric suite: per-document scoring and corpus figures (docs/design.md, section 4).
 
-The per-document metrics are pure functions of `(gold, pred)`: the order metrics of
-`ORDER_METRICS` (`benchmark.metrics.order`) need pred to hold exactly the gold sentences;
-the kept-sentence metrics of `NOISE_METRICS` (`benchmark.metrics.noise`: `pmr`, `pm_f`,
-`noise_acc`) accept any subset of gold + distractors. A document is `(gold, pred)` or
+The per-document metrics are pure functions of `(gold, pred)`, declared in
+`benchmark.metrics.registry`: those of `ORDER_METRICS` need pred to hold exactly the gold
+sentences; those of `NOISE_METRICS` (`pmr`, `pm_f`, `noise_acc`) accept any subset of gold +
+distractors. A document is `(gold, pred)` or
 `(gold, pred, noise)`, where `noise` lists its distractor ids, or is None when the
 document is not in the noise setting.
 
@@ -38,8 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmark.metrics.directions import LOWER_IS_BETTER as LOWER_IS_BETTER  # re-exported
-from benchmark.metrics.noise import NOISE_METRICS
-from benchmark.metrics.order import ORDER_METRICS
+from benchmark.metrics.registry import NOISE_METRICS, ORDER_METRICS
 from benchmark.metrics.sentence_ids import Ids, as_list, document_problems
 
 # Key of the per-document record holding the number of gold sentences (a count).

@@ -37,10 +37,12 @@ from itertools import islice, permutations
 
 import numpy as np
 
+from benchmark.metrics.registry import METRICS
+
 MAX_PERMUTATIONS = 20  # per document (Barzilay & Lapata 2008; docs/design.md, section 4)
 PERMUTATION_STREAM = "discrimination"  # separates these permutations from the presentation order
 # the keys added to a split of the run record
-FIGURES = ("disc_acc", "disc_ties", "disc_ties_frac", "disc_n_pairs", "disc_n_docs")
+FIGURES = tuple(m.key for m in METRICS if m.key.startswith("disc_"))  # benchmark.metrics.registry
 COUNTS = ("disc_ties", "disc_n_pairs", "disc_n_docs")  # counts, not metrics to average
 CI_KEYS = ("disc_acc", "disc_ties_frac")  # figures that get a bootstrap interval
 

@@ -24,8 +24,6 @@ the fraction of concordant pairs), and noise_acc is always 1.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from benchmark.metrics.order import inversions
 from benchmark.metrics.sentence_ids import Ids, as_list, gold_problems, plural, repeated_ids
 
@@ -71,11 +69,3 @@ def noise_accuracy(gold: Ids, pred: Ids) -> float:
     """1.0 if the predicted-noise set equals the true one, i.e. set(pred) == set(gold)."""
     gold, pred = kept_sentences(gold, pred)
     return float(set(pred) == set(gold))
-
-
-# Metric key -> per-document function of (gold, pred) with pred any kept subset.
-NOISE_METRICS: dict[str, Callable[[Ids, Ids], float]] = {
-    "pmr": exact_match,
-    "pm_f": pm_f,
-    "noise_acc": noise_accuracy,
-}

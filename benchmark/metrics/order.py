@@ -27,7 +27,6 @@ The metrics of the kept sentences (`pm_f`, `noise_acc`, `pmr` under noise) are i
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable
 
 from benchmark.metrics.sentence_ids import Ids, as_list, gold_problems, pred_problems
 
@@ -129,15 +128,3 @@ def coherence_l(gold: Ids, pred: Ids) -> float:
     shifts = sorted(k - rank for k, rank in enumerate(ranks))
     total = sum((2 * k - n + 1) * shift for k, shift in enumerate(shifts))
     return 2 * total / (n * (n - 1))
-
-
-# Metric key -> per-document function of (gold, pred); corpus values are their means.
-ORDER_METRICS: dict[str, Callable[[Ids, Ids], float]] = {
-    "tau": kendall_tau,
-    "acc": position_accuracy,
-    "pmr": perfect_match,
-    "head": head_match,
-    "tail": tail_match,
-    "lcs": lcs_ratio,
-    "coherence_L": coherence_l,
-}

@@ -15,6 +15,7 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
 from benchmark.metrics.directions import LOWER, NOT_RANKED, direction
+from benchmark.metrics.registry import METRICS
 from benchmark.records.atomic_io import atomic_write
 from models.registry import preset_colours
 
@@ -22,19 +23,8 @@ from models.registry import preset_colours
 # gives a free colour to a preset that picks none; a name the registry does not know (a run
 # of a preset defined elsewhere) gets a stable colour from tab20 by a hash of the name.
 PRESET_COLOURS: dict[str, str] = preset_colours()
-# Axis label (name and range or unit) of each metric; others are labelled by their key.
-METRIC_LABELS: dict[str, str] = {
-    "tau": "Kendall's τ (−1 to 1)",
-    "pmr": "PMR (fraction of docs)",
-    "acc": "accuracy (fraction)",
-    "acc_pooled": "pooled accuracy (fraction)",
-    "head": "first right (fraction)",
-    "tail": "last right (fraction)",
-    "lcs": "LCS / length (fraction)",
-    "coherence_L": "displacement L",
-    "pm_f": "PM-F (0 to 1)",
-    "noise_acc": "noise accuracy (fraction)",
-}
+# Axis label (name and range or unit) of each metric that declares one (the registry's)
+METRIC_LABELS: dict[str, str] = {m.key: m.label for m in METRICS if m.label is not None}
 DPI = 120
 
 
