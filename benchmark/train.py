@@ -1,9 +1,10 @@
 """Train one ordering model on one dataset and score it: `python -m benchmark.train`
 (or `orderbench train`).
 
-A Hydra app (configs in `conf/`): checks the config, takes the run directory's lock, plans
-the run (skip, resume or fresh; `benchmark.run.plan`) and runs it
-(`benchmark.run.stages`). The run directory receives the best checkpoint (selected on
+A Hydra app (configs in `conf/`): `launch_run` checks the config, takes the run
+directory's lock, plans the run (skip, resume or fresh; `benchmark.run.plan`) and runs it
+(`benchmark.run.stages`); `failure_policy` is the one place its failures and exit statuses
+are handled. The run directory receives the best checkpoint (selected on
 valid), `predictions.jsonl` for the test split, the CSV/W&B logs, Hydra's `.hydra/` and,
 last and atomically, `metrics.json` (docs/design.md, sections 3 and 5). With
 `dataset.noise` the model is wrapped with an END candidate (`benchmark.run.model_builder`)
@@ -22,7 +23,9 @@ import logging
 import os
 import shutil
 import sys
-from contextlib import nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 
 import hydra
@@ -56,6 +59,7 @@ from benchmark.run.folder import (
 from benchmark.run.interruption import RunInterrupted, as_interruption, interruption_signals
 from benchmark.run.lock import (
     ReadOnlyRunError,
+    RunLock,
     RunLockedError,
     process_rank,
     take_run_lock,
@@ -88,100 +92,153 @@ BAD_INPUT_ERRORS = (ConfigError, DataFormatError, DatasetNotFoundError)
 register_resolvers()
 
 
+@dataclass(frozen=True)
+class Launch:
+    """One launch as Hydra made it, read once: its run directory, whether it is a job of a
+    multirun, whether Hydra has just created the folder (an empty one), and the logs a
+    failure record points to."""
+
+    run_dir: Path
+    multirun: bool
+    new_folder: bool
+    logs: tuple[Path, ...]
+    overrides: tuple[str, ...]  # as typed, with the config search path's
+    choices: tuple[str, ...]  # the config groups the run chose (hydra.runtime.choices)
+
+    @classmethod
+    def from_hydra(cls) -> Launch:
+        hydra_cfg = HydraConfig.get()
+        run_dir = Path(hydra_cfg.runtime.output_dir)
+        return cls(
+            run_dir=run_dir,
+            multirun=hydra_cfg.mode == RunMode.MULTIRUN,
+            new_folder=run_dir.is_dir() and not any(run_dir.iterdir()),
+            logs=(run_dir / f"{hydra_cfg.job.name}.log",),
+            overrides=(
+                *hydra_cfg.overrides.task, *searchpath_overrides(hydra_cfg.overrides.hydra)
+            ),
+            choices=tuple(hydra_cfg.runtime.choices),
+        )
+
+
+@dataclass
+class LaunchState:
+    """What a launch holds so far, for the failure policy: the run directory's lock, and
+    whether the launch was accepted there (from then on a failure is recorded in it)."""
+
+    lock: RunLock | None = None
+    accepted: bool = False
+
+
 @hydra.main(version_base="1.3", config_path="../conf", config_name="config")
 def main(cfg: DictConfig) -> None:
     """One run: skipped when finished with the same config, resumed from `last.ckpt`
-    when interrupted (`benchmark.run.plan`). Nothing is written into the run
-    directory before the launch is accepted there (`benchmark.run.folder`). A failure
-    leaves `failed.json` in the run directory; inside a multirun it is logged and the sweep
-    goes on with the next run. SIGTERM or SIGINT ends the launch with 128 + the signal number,
-    recorded as an interruption (`benchmark.run.interruption`)."""
+    when interrupted (`benchmark.run.plan`); failures and exit statuses are handled by
+    `failure_policy`. The figures are printed last."""
     os.environ.setdefault("WANDB_MODE", "offline")
     quiet_libraries(is_verbose(cfg), wandb=uses_wandb(cfg.get("logger")))
+    launch = Launch.from_hydra()
+    record = None
+    with failure_policy(launch, cfg) as state:
+        record = launch_run(cfg, launch, state)
+    if record:
+        clear_failure(launch.run_dir)
+        print("\n".join(summary_lines(record, launch.run_dir)))
+        print(dumps({"run_dir": str(launch.run_dir), "test": record["split"]["test"]}))
+
+
+def launch_run(cfg: DictConfig, launch: Launch, state: LaunchState) -> dict | None:
+    """Check the config, take the run directory's lock, plan the run and skip, resume or
+    train it. Nothing is written into the run directory before the launch is accepted there
+    (`benchmark.run.folder`). -> the run record (a skipped run's too)."""
+    run_dir = launch.run_dir
+    check_config(cfg, list(launch.overrides), compose_overrides, launch.choices)
+    prepare_processes(cfg, launch.multirun)
+    read_only = None
+    try:
+        state.lock = take_run_lock(run_dir)  # one launch per run directory
+    except ReadOnlyRunError as error:
+        read_only = error  # a finished run can still be skipped
+    if state.lock is not None:
+        finish_pending_rerun(run_dir)
+    plan = plan_run(run_dir, cfg)
+    if plan.action == "skip":
+        return skipped(run_dir, locked=state.lock is not None)
+    if read_only is not None:
+        raise read_only
+    state.accepted = True
+    if plan.action == "fresh" and plan.work_dir != run_dir and plan.work_dir.is_dir():
+        log.warning("%s: an earlier rerun there cannot be resumed; removed, training from "
+                    "scratch", plan.work_dir)  # fmt: skip
+        shutil.rmtree(plan.work_dir, ignore_errors=True)
     hydra_cfg = HydraConfig.get()
-    run_dir = Path(hydra_cfg.runtime.output_dir)
-    multirun = hydra_cfg.mode == RunMode.MULTIRUN
-    new_folder = run_dir.is_dir() and not any(run_dir.iterdir())  # Hydra just made it
-    failed, lock, read_only, accepted, run_log = False, None, None, False, None
+    run_log = accept_launch(plan.work_dir, cfg, hydra_cfg, first_process=process_rank() == 0)
+    try:
+        record = run(cfg, run_dir, plan)
+        if record and plan.work_dir != run_dir:
+            commit_rerun(run_dir)
+    finally:
+        close_run_log(run_log)
+    return record
+
+
+def skipped(run_dir: Path, locked: bool) -> dict:
+    """A finished run skipped: its log lines (its seal, a damaged checkpoint, an abandoned
+    rerun removed when this launch holds the lock) -> its record, whose figures are shown."""
+    log.info("%s: finished with this config, skipped (rerun=true trains it again)", run_dir)
+    record = read_run_record(run_dir)  # checked by the plan
+    if not is_sealed(record):
+        log.info("%s: %s", run_dir / RECORD_NAME, UNSEALED)
+    if damaged := damaged_checkpoint(run_dir):
+        log.warning("%s; metrics.json stands, but evaluate and predict need the checkpoint: "
+                    "pass rerun=true to train the run again", damaged)  # fmt: skip
+    if locked and (removed := remove_dead_rerun(run_dir)):
+        log.warning(removed)
+    return record
+
+
+@contextmanager
+def failure_policy(launch: Launch, cfg: DictConfig) -> Iterator[LaunchState]:
+    """The one place a launch's failures are handled. A failure of an accepted launch
+    leaves `failed.json` in the run directory; one refused before it began leaves one
+    only inside a multirun (for the sweep summary), else the folder Hydra made is removed.
+    SIGTERM or SIGINT ends the launch with 128 + the signal number, recorded as an
+    interruption (`benchmark.run.interruption`). Inside a multirun a failure is logged and
+    the sweep goes on; alone, an error that says all in one line (`ONE_LINE_ERRORS`) is
+    printed without a traceback and exits 2 for bad input, 1 otherwise. W&B is closed and
+    the lock released in every case."""
+    state, failed = LaunchState(), False
     signals = interruption_signals() if submitit_job() is None else nullcontext()
     try:
         with signals:
-            try:
-                overrides = [
-                    *hydra_cfg.overrides.task, *searchpath_overrides(hydra_cfg.overrides.hydra)
-                ]
-                check_config(cfg, overrides, compose_overrides, hydra_cfg.runtime.choices)
-                prepare_processes(cfg, multirun)
-                try:
-                    lock = take_run_lock(run_dir)  # one launch per run directory
-                except ReadOnlyRunError as error:
-                    read_only = error  # a finished run can still be skipped
-                if lock is not None:
-                    finish_pending_rerun(run_dir)
-                plan = plan_run(run_dir, cfg)
-                if plan.action == "skip":
-                    record = read_run_record(run_dir)  # checked by the plan
-                    log.info("%s: finished with this config, skipped (rerun=true trains it "
-                             "again)", run_dir)
-                    if not is_sealed(record):
-                        log.info("%s: %s", run_dir / RECORD_NAME, UNSEALED)
-                    if damaged := damaged_checkpoint(run_dir):
-                        log.warning("%s; metrics.json stands, but evaluate and predict need "
-                                    "the checkpoint: pass rerun=true to train the run again",
-                                    damaged)
-                    if lock is not None and (removed := remove_dead_rerun(run_dir)):
-                        log.warning(removed)
-                elif read_only is not None:
-                    raise read_only
-                else:
-                    accepted = True
-                    rerun_left = plan.work_dir != run_dir and plan.work_dir.is_dir()
-                    if plan.action == "fresh" and rerun_left:  # an unusable earlier rerun
-                        log.warning("%s: an earlier rerun there cannot be resumed; removed, "
-                                    "training from scratch", plan.work_dir)
-                        shutil.rmtree(plan.work_dir, ignore_errors=True)
-                    run_log = accept_launch(
-                        plan.work_dir, cfg, hydra_cfg, first_process=process_rank() == 0
-                    )
-                    record = run(cfg, run_dir, plan)
-                    if record and plan.work_dir != run_dir:
-                        commit_rerun(run_dir)
-            finally:
-                close_run_log(run_log)
+            yield state
     except BaseException as error:
         failed = True
         interruption = as_interruption(error)
         if interruption is None and not isinstance(error, Exception):
             raise  # SystemExit of our own, or a signal we do not handle
-        if accepted:
-            record_failure(
-                run_dir, interruption or error,
-                [run_dir / f"{hydra_cfg.job.name}.log", *submitit_logs()],
-            )
-        elif multirun and new_folder:  # refused before it began: the sweep summary says why
+        run_dir = launch.run_dir
+        if state.accepted:
+            record_failure(run_dir, interruption or error, [*launch.logs, *submitit_logs()])
+        elif launch.multirun and launch.new_folder:  # the sweep summary says why
             record_failure(run_dir, error, submitit_logs())
-        elif new_folder:  # refused: nothing is left of the launch
+        elif launch.new_folder:  # refused: nothing is left of the launch
             remove_if_created(run_dir, Path(cfg.paths.runs))
         if interruption is not None:
             print(f"error: {run_dir}: {interruption}; the run is resumable (relaunch the "
-                  "same command)", file=sys.stderr)
+                  "same command)", file=sys.stderr)  # fmt: skip
             finish_wandb(True)
             sys.exit(interruption.exit_status)
-        if not multirun:
+        if not launch.multirun:
             if isinstance(error, ONE_LINE_ERRORS):  # said in full in one line, no traceback
                 print(error_lines(error), file=sys.stderr)
                 sys.exit(2 if isinstance(error, BAD_INPUT_ERRORS) else 1)
             raise
         log.exception("%s: run failed; the sweep goes on", run_dir)
-        return
     finally:
         finish_wandb(failed)
-        if lock is not None:
-            lock.release()
-    if record:
-        clear_failure(run_dir)
-        print("\n".join(summary_lines(record, run_dir)))
-        print(dumps({"run_dir": str(run_dir), "test": record["split"]["test"]}))
+        if state.lock is not None:
+            state.lock.release()
 
 
 def compose_overrides(overrides: list[str]) -> DictConfig:

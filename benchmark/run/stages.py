@@ -90,7 +90,7 @@ def run_budget(cfg: DictConfig) -> dict:
     }
 
 
-def run_identity(cfg: DictConfig, datamodule) -> dict:
+def run_identity(cfg: DictConfig, datamodule, noise: str) -> dict:
     """What makes two runs' figures comparable (docs/design.md, section 8): the config
     id of the run directory, the data (name and documents digest), the protocol (the seed
     and digests of the fixed valid/test presentation, the trivial-document policy, the
@@ -104,7 +104,7 @@ def run_identity(cfg: DictConfig, datamodule) -> dict:
             "protocol_seed": cfg.protocol_seed,
             "presentation_sha256": data["presentation_sha256"],
             "include_trivial": bool(cfg.include_trivial),
-            "noise": str(dataset_noise(cfg)),
+            "noise": noise,
         },
         "budget": run_budget(cfg),
     }
@@ -194,7 +194,7 @@ def warn_few_steps(cfg: DictConfig, datamodule) -> int:
 def announce(cfg: DictConfig, built: BuiltRun) -> None:
     """The console's first lines: the data, then (after the warning for too few steps per
     epoch, if any) the model and its budget."""
-    noise = dataset_noise(cfg)
+    noise = built.noise
     log.info(data_line(
         noise_label(cfg.dataset.name, noise), noise_label(cfg.dataset.label, noise),
         built.data_stats, cfg.dataset.datamodule.get("min_freq"), cfg.model.get("embeddings"),
@@ -229,6 +229,7 @@ class BuiltRun:
     checkpoint: ModelCheckpoint  # the callback that selects on valid
     timer: Timer
     data_stats: dict  # the DataModule's statistics, with the words that had a vector
+    noise: str  # the run's noise setting, "0", "1" or "0/1" (benchmark.run.run_data)
 
 
 @dataclass
@@ -263,9 +264,9 @@ def build(cfg: DictConfig, plan: RunPlan) -> BuiltRun:
     datamodule = build_datamodule(cfg)
     datamodule.prepare_data()
     datamodule.setup("fit")
-    check_scorable_splits(
-        cfg.dataset.name, datamodule.documents, cfg.include_trivial, has_noise(dataset_noise(cfg))
-    )
+    noise = dataset_noise(cfg)
+    check_scorable_splits(cfg.dataset.name, datamodule.documents, cfg.include_trivial,
+                          has_noise(noise))
     check_document_sizes(cfg.dataset.name, datamodule.documents,
                          cfg.get("max_document_sentences"))
     check_resumed_data(plan, datamodule.identity()["documents_sha256"])
@@ -274,7 +275,7 @@ def build(cfg: DictConfig, plan: RunPlan) -> BuiltRun:
     task = wrap_task(cfg, net)
     trainer, checkpoint, timer = build_trainer(cfg, plan)
     stats = {**datamodule.stats(), "n_pretrained_found": vectors_found}
-    built = BuiltRun(datamodule, task, trainer, checkpoint, timer, stats)
+    built = BuiltRun(datamodule, task, trainer, checkpoint, timer, stats, noise)
     if trainer.is_global_zero:
         announce(cfg, built)
     return built
@@ -307,7 +308,7 @@ def evaluate(cfg: DictConfig, built: BuiltRun, fitted: FittedRun) -> EvaluatedRu
     for evaluate_split in (trainer.validate, trainer.test):
         evaluate_split(task, datamodule=datamodule, ckpt_path=fitted.best, verbose=False,
                        weights_only=True)
-    discriminate = cfg.evaluate_discrimination and not has_noise(dataset_noise(cfg))
+    discriminate = cfg.evaluate_discrimination and not has_noise(built.noise)
     if cfg.evaluate_discrimination and not discriminate:
         log.info("order discrimination skipped: it is not defined with distractors")
     published = published_permutations(cfg) if discriminate else None  # None: our own
@@ -332,7 +333,7 @@ def record(
     """Write the test predictions and the run record (`benchmark.records.run_record`),
     sealed with the digests of its files and parts (`benchmark.records.seal`), then drop
     `checkpoints/last.ckpt` (a finished run never resumes) unless `keep_last_checkpoint`."""
-    noise = dataset_noise(cfg)
+    noise = built.noise
     split_records = evaluated.split_records
     write_predictions(work_dir / PREDICTIONS_NAME, split_records["test"])
     split = built.task.split_metrics
@@ -360,8 +361,8 @@ def record(
         resources=resources(fitted.cpu_seconds_per_epoch, fitted.progress["best_epoch"],
                             fitted.progress["epochs"]),
         data=built.data_stats,
-        identity=run_identity(cfg, built.datamodule),
-        protocol=run_protocol(cfg, split["test"]["trivial_policy"]),
+        identity=run_identity(cfg, built.datamodule, noise),
+        protocol=run_protocol(cfg, split["test"]["trivial_policy"], noise),
         config=OmegaConf.to_container(cfg, resolve=True),
     )
     if has_noise(noise) and cfg.evaluate_discrimination:
@@ -385,7 +386,7 @@ def record(
     return result
 
 
-def run_protocol(cfg: DictConfig, trivial_policy: str) -> dict:
+def run_protocol(cfg: DictConfig, trivial_policy: str, noise: str) -> dict:
     """The record's `protocol`: the evaluation settings the run's figures were made with."""
     protocol = {
         "protocol_seed": cfg.protocol_seed,
@@ -401,7 +402,6 @@ def run_protocol(cfg: DictConfig, trivial_policy: str) -> dict:
         "test_beam_size": cfg.model.beam_size,
         "selection": f"{cfg.early_stopping.monitor} (valid only)",
     }
-    noise = dataset_noise(cfg)
     if has_noise(noise):
         protocol["noise"] = {
             "setting": noise,
