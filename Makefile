@@ -144,12 +144,12 @@ slurm-down:  ## stop the daemons of `make slurm-up`
 slurm-test: setup  ## `make sweep` on a real one-node SLURM stood up here (root, else skipped; ~15 min)
 	@if [ "$$(id -u)" != 0 ]; then \
 		echo "slurm-test skipped: standing up SLURM (apt packages, munge, slurmdbd) needs root;"; \
-		echo "on a machine with SLURM: ORDERBENCH_SLURM=1 $(PY) -m pytest -m slurm tests/test_slurm_cluster.py"; \
+		echo "on a machine with SLURM: ORDERBENCH_SLURM=1 $(PY) -m pytest -m slurm tests/benchmark/sweep/test_slurm_cluster.py"; \
 		exit 0; fi; \
 	out=$$(scripts/local_slurm.sh up 2>&1) || { echo "$$out"; echo "slurm-test: SLURM did not come up"; exit 1; }; \
 	echo "$$out"; started=$$(echo "$$out" | grep -c '^started:'); \
 	WANDB_MODE=offline OMP_NUM_THREADS=1 ORDERBENCH_SLURM=1 \
-		$(PY) -m pytest -q -rA -m slurm -p no:cacheprovider --durations=0 tests/test_slurm_cluster.py $(ARGS); \
+		$(PY) -m pytest -q -rA -m slurm -p no:cacheprovider --durations=0 tests/benchmark/sweep/test_slurm_cluster.py $(ARGS); \
 	status=$$?; \
 	if [ "$$started" -gt 0 ]; then scripts/local_slurm.sh down; fi; \
 	exit $$status

@@ -4,9 +4,9 @@ they replaced (docs/performance.md, "Training at the published sizes").
 Each fast path computes the same function as its reference, with the same parameters and
 the same random numbers (dropout draws), so a checkpoint, a seed or a config means the
 same on either; the outputs differ only by floating-point rounding. The reference paths
-stay so that tests can compare the two (`tests/test_training_paths.py`) and the bench can
-time both in one process (`benchmark.bench.paper`). Nothing outside tests and benchmarks
-needs to switch.
+stay so that tests can compare the two (`tests/models/blocks/test_training_paths.py`) and the
+bench can time both in one process (`benchmark.bench.paper`). Nothing outside tests and
+benchmarks needs to switch.
 """
 
 from collections.abc import Iterator

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from repo_root import ROOT
 
 # LSTM+PtrNet on a small synthetic dataset; odd split sizes exercise the DDP padding
 TINY_LSTM = (

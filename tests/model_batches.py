@@ -129,3 +129,19 @@ def repeat_document(batch, index, count):
 def all_orders(size, num):
     """Every order of `size` sentences as rows of a (size!, num) tensor, -1 padded."""
     return torch.tensor([list(p) + [-1] * (num - size) for p in permutations(range(size))])
+
+
+NOISY_SIZES = [4, 1, 3, 2]  # presented sentences, distractor included where there is one
+NOISY = [True, True, False, True]  # documents given a distractor (as under noise=0/1)
+
+
+def noisy_batch(seed: int, sizes=NOISY_SIZES, noisy=NOISY) -> dict:
+    """A shuffled batch in which the last gold sentence of each `noisy` document is a
+    distractor: sentence id -1, no gold position."""
+    batch = random_batch(seed, sizes)
+    for b, (size, has_noise) in enumerate(zip(sizes, noisy, strict=True)):
+        if has_noise:
+            ids = batch["sentence_ids"][b]
+            ids[ids.index(size - 1)] = -1
+            batch["gold_order"][b, size - 1] = -1
+    return batch

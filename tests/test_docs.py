@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from repo_root import ROOT
 
 from models.registry import presets
 
-ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SWEEPS = ROOT / "conf" / "sweep"
 

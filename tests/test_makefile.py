@@ -9,8 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from repo_root import ROOT
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = ROOT
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 
 

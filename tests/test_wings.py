@@ -9,8 +9,9 @@ import ast
 from pathlib import Path
 
 import pytest
+from repo_root import ROOT
 
-BENCHMARK = Path(__file__).resolve().parents[1] / "benchmark"
+BENCHMARK = ROOT / "benchmark"
 # what each wing may import from benchmark/, besides itself
 FLOORS = ("metrics", "records", "stats", "config", "evaluation", "training", "run")
 ALLOWED = {

@@ -15,10 +15,10 @@ eagerly between the graphs. The optimiser's update is not captured (`compile: tr
 compiles it).
 
 Padding changes no loss: every model masks padding sentences and words
-(tests/test_cuda_graphs.py). Dropout, though, draws its masks over the padded shapes, so a
-seed's trajectory is not the unpadded one's. On a CPU there are no CUDA graphs: the
-batches are padded the same way and the step runs eagerly, with the same losses as
-without the switch.
+(tests/benchmark/training/test_cuda_graphs.py). Dropout, though, draws its masks over the
+padded shapes, so a seed's trajectory is not the unpadded one's. On a CPU there are no CUDA
+graphs: the batches are padded the same way and the step runs eagerly, with the same losses
+as without the switch.
 """
 
 from __future__ import annotations

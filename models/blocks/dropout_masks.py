@@ -7,7 +7,7 @@ by 1 - p. A fast path that runs a part on length buckets (`models.blocks.length_
 each mask once at the reference's shape, in the reference's order, before the first
 bucket, and gives each bucket its rows: the outputs are then those of the reference path
 to floating-point rounding, and the random numbers left for the rest of the step are the
-same (`tests/test_training_paths.py`).
+same (`tests/models/blocks/test_training_paths.py`).
 """
 
 import torch

@@ -7,10 +7,8 @@ Used as the sentence pointer by Gong et al. (2016) and Cui et al. (2018).
 
 The tanh is computed through the sigmoid, tanh(x) = 2 sigmoid(2x) - 1, so
     u_j^k = 2 v^T sigmoid(2 (W1 e_j + W2 d_k)) - sum(v):
-PyTorch's float32 `tanh` is slow on the CPUs this was measured on (2.6 ns per element
-against 0.45 for `sigmoid`, AMD EPYC, one thread); one beam-64 pointer step on 16
-paragraphs of 10 sentences at a = 256 took 9.6 ms with `tanh` and 3.2 ms this way, largest
-difference 4.8e-7 (`docs/performance.md`).
+the same scores to float rounding, at a fraction of the cost on CPUs where PyTorch's float32
+`tanh` is much slower than its `sigmoid` (the measurements are in docs/performance.md).
 """
 
 from torch import Tensor, nn

@@ -34,8 +34,8 @@ from models.blocks.masked_ops import encode_nonempty, length_mask, masked_mean
 from models.blocks.positional_encoding import sinusoidal_positions
 from models.compute_paths import use_reference
 
-# one more bucket costs about as much as this many padded word positions (AMD EPYC, one
-# thread, 50-d words, 4 layers; docs/performance.md)
+# one more bucket costs about as much as this many padded word positions (tuned on a CPU,
+# docs/performance.md)
 ATTENTION_CALL_COST = 100
 
 

@@ -30,7 +30,7 @@ from models.blocks.masked_ops import encode_nonempty, length_mask, masked_max
 from models.compute_paths import use_reference
 
 # one more convolution call costs about as much as this many padded sentence positions
-# (AMD EPYC, one thread; docs/performance.md)
+# (tuned on a CPU: docs/performance.md)
 CNN_CALL_COST = 50
 
 

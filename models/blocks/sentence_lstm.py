@@ -30,8 +30,8 @@ from models.blocks.masked_ops import encode_nonempty, length_mask, masked_mean
 from models.compute_paths import use_reference
 
 POOLINGS = ("last", "mean")
-# one more LSTM call costs about as much as this many padded token steps (AMD EPYC, one
-# thread, 50-d words, 100-256 units; docs/performance.md)
+# one more LSTM call costs about as much as this many padded token steps (tuned on a CPU,
+# docs/performance.md)
 LSTM_CALL_COST = 100
 
 

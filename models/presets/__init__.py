@@ -1,6 +1,6 @@
 """Named models: plain functions composing the building blocks with published settings,
-one file per family (gong: LSTM/CNN+PtrNet; attordernet; han; minilm; baseline: random;
-calibration: bow_position, overlap_chain).
+one file per family (ptrnet: Gong et al.'s LSTM/CNN+PtrNet; attordernet; han; minilm;
+random_baseline: random; calibration: bow_position, overlap_chain).
 
 Every preset takes `vocab_size` and `pretrained_embeddings` ((V, d) tensor or None)
 plus keyword hyperparameters, and returns a module with the OrderingModel interface
@@ -16,11 +16,11 @@ decoder; the sentence encoders' widths follow it unless set) and `dropout`, so o
 """
 
 from models.presets.attordernet import attordernet, attordernet_att, attordernet_cnn
-from models.presets.baseline import random
 from models.presets.calibration import bow_position, overlap_chain
-from models.presets.gong import cnn_ptrnet, lstm_ptrnet
 from models.presets.han import han
 from models.presets.minilm import minilm_ptrnet
+from models.presets.ptrnet import cnn_ptrnet, lstm_ptrnet
+from models.presets.random_baseline import random
 
 __all__ = [
     "lstm_ptrnet",

@@ -1,4 +1,5 @@
-"""The `random` baseline: a uniformly random permutation of the presented sentences.
+"""The `random` baseline preset and its model: a uniformly random permutation of the presented
+sentences.
 
 The reference point every ordering table reports (expected Kendall tau 0). Each
 document's permutation comes from a generator seeded by sha256(seed, document id), so
@@ -19,6 +20,7 @@ import torch
 from torch import Tensor, nn
 
 from models.batch import check_batch
+from models.registry import Summary, register_preset
 from models.search.candidates import mask_scores, placed_before, validate_orders
 
 
@@ -61,3 +63,18 @@ class RandomOrderer(nn.Module):
             size = int(n[b])
             orders[b, :size] = torch.randperm(size, generator=generator)
         return orders.to(n.device)
+
+
+@register_preset(
+    "random",
+    colour="#9e9e9e",
+    trainable=False,
+    summary=Summary(
+        sentences="—",
+        paragraph="—",
+        decoder="uniform random permutation",
+    ),
+)
+def random(seed: int = 0, **_) -> RandomOrderer:
+    """Uniform random permutation baseline; other preset arguments are ignored."""
+    return RandomOrderer(seed=seed)

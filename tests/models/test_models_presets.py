@@ -63,12 +63,13 @@ def test_padding_invariance(preset):
     model, batch = tiny_preset(preset), random_batch(3, SIZES)
     logits = model(batch)
     log_probs = model.log_prob(batch, batch["gold_order"])
-    decoded = model.decode(batch, beam_size=4)
+    decoded = {beam: model.decode(batch, beam_size=beam) for beam in (1, 4)}
     for b, size in enumerate(SIZES):
         alone = sub_batch(batch, b)
         torch.testing.assert_close(model(alone)[0], logits[b, :size, :size])
         torch.testing.assert_close(model.log_prob(alone, alone["gold_order"])[0], log_probs[b])
-        assert torch.equal(model.decode(alone, beam_size=4)[0], decoded[b, :size])
+        for beam, orders in decoded.items():
+            assert torch.equal(model.decode(alone, beam_size=beam)[0], orders[b, :size])
 
 
 def test_log_prob_is_negative_per_document_loss(preset):

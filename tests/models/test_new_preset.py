@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from repo_root import ROOT
 
 from models.param_counts import END
 
-ROOT = Path(__file__).resolve().parent.parent
 NAME = "probe_mean_ptrnet"
 MODULE = f'''"""A preset the test adds: mean-pooled LSTM sentences + Gong et al.'s Ptr-Net."""
 
@@ -27,7 +27,7 @@ from torch import Tensor
 
 from models.blocks.sentence_lstm import SentenceLSTM
 from models.ordering_model import OrderingModel
-from models.presets.gong import pointer_network
+from models.presets.ptrnet import pointer_network
 from models.presets.word_vectors import word_embedding
 from models.registry import Summary, register_preset
 
@@ -68,13 +68,14 @@ net:
 # the fast tests that go over every registered preset or every conf/model/ file: a whole
 # module (test_registry.py, but the documented example's training run, which is not about
 # the new preset), the new preset's cases of the modules parametrized by preset (its toy
-# training, tests/test_models_training.py, is a slow check), and the checks of the pages,
+# training, tests/models/test_models_training.py, is a slow check), and the checks of the pages,
 # the plot colours and the sweeps that glob conf/model/
 SELECTED = [
-    "tests/test_registry.py", "tests/test_docs.py", "tests/test_models_presets.py",
-    "tests/test_noise_models.py", "tests/test_beam_search.py",
-    "tests/test_discrimination_published.py", "tests/test_plots.py",
-    "tests/test_sweep_config.py", "-k",
+    "tests/models/test_registry.py", "tests/test_docs.py", "tests/models/test_models_presets.py",
+    "tests/models/noise/test_noise_models.py", "tests/models/search/test_beam_search.py",
+    "tests/benchmark/evaluation/test_discrimination_published.py",
+    "tests/benchmark/report/test_plots.py",
+    "tests/benchmark/sweep/test_sweep_config.py", "-k",
     f"({NAME} or test_registry or readme_names or table_of_presets or sweep_size "
     "or distinct_colour or (expand_to_their_jobs and paper)) and not one_file_and_one_yaml",
 ]  # fmt: skip

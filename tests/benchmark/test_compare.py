@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from fixtures_runs import write_record, write_run
+from repo_root import ROOT
 from scipy.stats import wilcoxon
 
 from benchmark.compare import DOCUMENTS_ONLY, SEEDS_AND_DOCUMENTS, compare_runs, main
@@ -22,7 +23,7 @@ from benchmark.score import score_file
 from benchmark.stats.bootstrap import bootstrap_ci
 from benchmark.stats.paired import PairingError, align_records, paired_test
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = ROOT
 METRICS = ["tau", "acc", "pmr", "head", "tail", "lcs", "coherence_L", "acc_pooled", "pm_f"]
 
 

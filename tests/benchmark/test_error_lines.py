@@ -11,16 +11,18 @@ import io
 import json
 import logging
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
 import torch
+from fixtures_config import check_overrides
 from fixtures_data import small_jsonl_splits, write_jsonl_dataset
 from fixtures_runs import write_untrained_run
 from fixtures_sweep import error_lines
 from omegaconf import OmegaConf, open_dict
 
-from benchmark.config.checks import ConfigError, check_config
+from benchmark.config.checks import ConfigError
 from benchmark.config.compose import compose_config
 from models.registry import preset_names
 
@@ -31,13 +33,7 @@ def no_space(*args, **kwargs):
     raise OSError(errno.ENOSPC, "No space left on device")
 
 
-def check(overrides: list[str]) -> None:
-    """`check_config` as a run calls it."""
-    cfg = compose_config(["dataset=synthetic", "+experiment=tiny", *overrides],
-                         return_hydra_config=True)
-    with open_dict(cfg):
-        choices = cfg.pop("hydra").runtime.choices
-    check_config(cfg, overrides, compose_config, choices)
+check = partial(check_overrides, base=("dataset=synthetic", "+experiment=tiny"))
 
 
 def refused(overrides: list[str]) -> list[str]:

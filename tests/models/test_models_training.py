@@ -10,11 +10,11 @@ import os
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
 from fixtures_sweep import run_dir_of
+from repo_root import ROOT
 
 from data.readers.synthetic import FILLER_WORDS, RANK_WORDS
 from models.registry import presets
@@ -22,7 +22,7 @@ from tests.model_batches import PRESETS, make_batch
 
 RANK_BASE, FILLER_BASE, VOCAB = 2, 10, 40  # rank tokens 2..9, fillers 10..39
 WORDS = ["<pad>", "<unk>", *RANK_WORDS[:8], *FILLER_WORDS[:30]]  # texts for MiniLM
-ROOT = Path(__file__).resolve().parent.parent
+
 
 # preset -> (settings, Adam learning rate) for the plain-torch toy task, from the registry
 LEARNERS = {name: (p.toy, p.toy_lr) for name, p in presets().items() if p.toy is not None}

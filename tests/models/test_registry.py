@@ -18,11 +18,11 @@ import pytest
 import torch
 import yaml
 from fixtures_sweep import run_dir_of
+from repo_root import ROOT
 
 from models.noise.noise_wrapper import NoiseWrapper
 from models.registry import get_preset, preset_names, presets, register_preset
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "models.md"
 
 
@@ -165,7 +165,7 @@ def test_the_documented_example_registers_and_trains_under_noise(
     in the noise wrapper (plain torch)."""
     import_documented_example(tmp_path, monkeypatch)
     preset = get_preset("cnn_attention")
-    from tests.test_noise_models import noisy_batch
+    from tests.model_batches import noisy_batch
 
     model = NoiseWrapper(preset.build(vocab_size=30, **preset.tiny), (1, 1))
     loss = model.loss(noisy_batch(0))
@@ -176,7 +176,7 @@ def test_the_documented_example_registers_and_trains_under_noise(
 
 def test_the_documented_example_gets_a_colour_of_its_own(tmp_path, monkeypatch, restored_registry):
     """Followed verbatim, the example adds a preset whose plot colour no other has (the
-    plots' check, tests/test_plots.py), given from the free colours."""
+    plots' check, tests/benchmark/report/test_plots.py), given from the free colours."""
     restored_registry._PRESETS.pop("cnn_attention", None)  # there when followed already
     free = restored_registry.free_colours()
     import_documented_example(tmp_path, monkeypatch)

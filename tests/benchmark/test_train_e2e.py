@@ -3,45 +3,19 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from fixtures_sweep import run_dir_of
+from fixtures_train import run_cli, train
 
 from benchmark.evaluate import evaluate_order
 from benchmark.metrics.discrimination import FIGURES as DISC_FIGURES
 from benchmark.records.predictions import read_predictions
 from benchmark.run.finished_run import load_finished_run
 from benchmark.score import score_file
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def run_cli(module: str, *args: str, env_extra: dict | None = None, timeout: int = 900):
-    env = {**os.environ, "WANDB_MODE": "offline", "PYTHONHASHSEED": "0", **(env_extra or {})}
-    return subprocess.run(
-        [sys.executable, "-m", module, *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
-def train(tmp_path: Path, *overrides: str):
-    result = run_cli(
-        "benchmark.train",
-        "dataset=synthetic",
-        f"paths.runs={tmp_path}",
-        *overrides,
-        env_extra={"WANDB_DIR": str(tmp_path)},
-    )
-    assert result.returncode == 0, result.stderr[-4000:]
-    return result
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 from fixtures_sweep import run_dir_of
-from test_train_e2e import run_cli, train
+from fixtures_train import run_cli, train
 
 from benchmark.config.compose import compose_config
 from benchmark.config.identity import comparable_config, config_differences

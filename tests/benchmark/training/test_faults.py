@@ -16,11 +16,10 @@ from pathlib import Path
 
 import pytest
 import torch
+from fixtures_config import check_overrides
 from fixtures_sweep import ROOT, TINY_LSTM, cli_env, run_dir_for, run_train, train_command
-from omegaconf import open_dict
 
-from benchmark.config.checks import ConfigError, check_config, check_scorable_splits
-from benchmark.config.compose import compose_config
+from benchmark.config.checks import ConfigError, check_scorable_splits
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.records.json_values import dumps
 from benchmark.records.run_record import read_run_record, write_run_record
@@ -52,13 +51,7 @@ BAD_CONFIGS = [
 ]
 
 
-def check(overrides: list[str]) -> None:
-    """`check_config` as a run calls it: the composed config, the overrides, the chosen
-    config groups."""
-    cfg = compose_config(overrides, return_hydra_config=True)
-    with open_dict(cfg):
-        choices = cfg.pop("hydra").runtime.choices
-    check_config(cfg, overrides, compose_config, choices)
+check = check_overrides  # `check_config` as a launch calls it
 
 
 @pytest.mark.parametrize(("overrides", "message"), BAD_CONFIGS)

@@ -7,6 +7,7 @@ import random
 
 import pytest
 import torch
+from fixtures_search import TransitionDecoder, brute_force, run
 
 from models.blocks.pointer_transformer import TransformerPointerDecoder, by_layer
 from models.blocks.sentence_lstm import SentenceLSTM, grouped_states, packed_states
@@ -15,7 +16,6 @@ from models.noise.noise_wrapper import NoiseWrapper
 from models.search.beam_search import beam_search
 from models.search.reference_search import reference_search
 from tests.model_batches import random_batch, tiny_preset
-from tests.test_beam_search import TransitionDecoder, brute_force, run
 
 MIXED = [3, 8, 1, 5, 2, 7, 4, 6]  # lengths 1..8 in one padded batch
 

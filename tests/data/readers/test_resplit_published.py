@@ -6,8 +6,9 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+from repo_root import ROOT
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "resplit_published.py"
+SCRIPT = ROOT / "scripts" / "resplit_published.py"
 
 
 def load_script():

@@ -12,15 +12,14 @@ import os
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import pytest
+from repo_root import ROOT
 
 from benchmark import cli_parsers
 from benchmark.cli import commands, main
 from benchmark.cli_options import Command, Key, UsageError, warnings_printed
 
-ROOT = Path(__file__).resolve().parents[1]
 TABLE = commands()
 LIGHT = ("score", "predict", "leaderboard", "compare")
 HEAVY = ("torch", "pandas", "scipy", "matplotlib", "pytorch_lightning", "hydra", "numpy")

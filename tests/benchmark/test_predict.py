@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fixtures_runs import edit_record
 from fixtures_sweep import run_dir_of
-from test_train_e2e import train
+from fixtures_train import train
 
 from benchmark.predict import main, sentences_of, unknown_words_note
 from benchmark.records.run_record import VOCAB_NAME

@@ -3,14 +3,13 @@ per-dataset depth of ATTOrderNet's published settings (Cui et al. 2018)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
+from repo_root import ROOT
 
 from benchmark.config.compose import compose_config
 
-CONF = Path(__file__).resolve().parent.parent / "conf"
+CONF = ROOT / "conf"
 
 
 PAPER_LAYERS = [("aan", 6), ("nsf", 4), ("arxiv", 4), ("nips", 2), ("accident", 2), ("brown", 2)]

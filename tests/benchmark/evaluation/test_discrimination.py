@@ -11,8 +11,8 @@ import pytest
 import torch
 from fixtures_runs import edit_record
 from fixtures_sweep import run_dir_of
+from fixtures_train import train
 from omegaconf import OmegaConf
-from test_train_e2e import train
 
 from benchmark.config.compose import compose_config
 from benchmark.evaluate import main

@@ -7,7 +7,7 @@ import json
 import pytest
 import torch
 from fixtures_sweep import run_dir_of
-from test_train_e2e import train
+from fixtures_train import train
 
 from benchmark.config import precision
 
