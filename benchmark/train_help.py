@@ -1,12 +1,13 @@
 """`orderbench train --help`: the config groups to compose and their options, read from
-the files of conf/ without composing a config.
+the files of conf/ and of the studies' config folders (`benchmark.config.config_folders`)
+without composing a config.
 
 Hydra's own `--help` composes the whole config first (seconds) and lists every folder of
 conf/ as a group, also those that are not composed on the command line: the base configs
 of the datasets and presets and the ablation study definitions (`NOT_GROUPS`). Groups
 missing from the defaults list of conf/config.yaml are added with `+` (`+experiment=tiny`,
-`+reproduce=accident` as conf/sweep/reproduction*.yaml do). `--hydra-help` still prints
-Hydra's flags, `--cfg job` the composed config.
+`+reproduce=accident` as the sweeps `reproduction*` do). `--hydra-help` still prints Hydra's
+flags, `--cfg job` the composed config.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from pathlib import Path
 
 import yaml
 
-CONF_DIR = Path(__file__).resolve().parents[1] / "conf"
+from benchmark.config.config_folders import CONF_DIR, config_folders, group_files
+
 USAGE = "orderbench train [GROUP=OPTION ...] [+GROUP=OPTION ...] [KEY=VALUE ...] [FLAG ...]"
 # folders of conf/ that are no group of the command line, and what they are
 NOT_GROUPS = {
@@ -27,11 +29,11 @@ HYDRA_GROUPS = ("hydra/launcher",)  # Hydra's own groups this project adds optio
 WIDTH = 92
 
 
-def options(group: str, conf_dir: Path = CONF_DIR) -> list[str]:
-    """The options of `group`: its YAML files; for `sweep`, only the files that define a
-    sweep (`hydra.sweeper`), not the shared parts they include."""
+def options(group: str) -> list[str]:
+    """The options of `group`: its YAML files in every config folder; for `sweep`, only the
+    files that define a sweep (`hydra.sweeper`), not the shared parts they include."""
     names = []
-    for path in sorted((conf_dir / group).glob("*.yaml")):
+    for path in group_files(group):
         if group == "sweep" and "sweeper" not in ((_load(path) or {}).get("hydra") or {}):
             continue
         names.append(path.stem)
@@ -42,15 +44,16 @@ def _load(path: Path):
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
-def groups(conf_dir: Path = CONF_DIR) -> tuple[dict[str, str | None], list[str]]:
+def groups() -> tuple[dict[str, str | None], list[str]]:
     """({group: its default option or None}, [groups added with +]) of the command line."""
     defaults = {}
-    for entry in _load(conf_dir / "config.yaml").get("defaults", []):
+    for entry in _load(CONF_DIR / "config.yaml").get("defaults", []):
         if isinstance(entry, dict):
             defaults.update({str(key): value for key, value in entry.items()})
-    folders = sorted(
-        path.name for path in conf_dir.iterdir() if path.is_dir() and path.name != "hydra"
-    )
+    folders = sorted({
+        path.name for folder in config_folders() for path in folder.iterdir()
+        if path.is_dir() and path.name != "hydra"
+    })  # fmt: skip
     chosen = {group: defaults[group] for group in defaults if group in folders}
     chosen.update({group: None for group in HYDRA_GROUPS})
     added = [g for g in folders if g not in defaults and g not in NOT_GROUPS]
@@ -66,9 +69,9 @@ def _line(name: str, names: list[str], default: str | None = None) -> str:
                          subsequent_indent=" " * 19).replace(keep, " ")
 
 
-def train_help(conf_dir: Path = CONF_DIR) -> str:
+def train_help() -> str:
     """The help text of `orderbench train`."""
-    chosen, added = groups(conf_dir)
+    chosen, added = groups()
     lines = [
         f"usage: {USAGE}",
         "",
@@ -77,11 +80,11 @@ def train_help(conf_dir: Path = CONF_DIR) -> str:
         '"Choosing model, dataset and seed").',
         "",
         "config groups (GROUP=OPTION):",
-        *[_line(f"{group}=", options(group, conf_dir), default)
+        *[_line(f"{group}=", options(group), default)
           for group, default in chosen.items()],
         "",
         "groups added to the config (+GROUP=OPTION):",
-        *[_line(f"+{group}=", options(group, conf_dir)) for group in added],
+        *[_line(f"+{group}=", options(group)) for group in added],
         "",
         "any config value: KEY=VALUE, e.g. seed=1 trainer.max_epochs=5 dataset.noise=1",
         "",

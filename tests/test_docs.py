@@ -23,10 +23,10 @@ import pytest
 import yaml
 from repo_root import ROOT
 
+from benchmark.config.config_folders import group_files
 from models.registry import presets
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-SWEEPS = ROOT / "conf" / "sweep"
 
 
 def flat(text: str) -> str:
@@ -141,7 +141,7 @@ def test_every_stated_sweep_size_is_the_number_of_its_jobs():
             elif STATEMENTS[key] is not None and sizes[STATEMENTS[key]] != count:
                 wrong.append(f"{page.name}: {count} runs of sweep {STATEMENTS[key]}, which has "
                              f"{sizes[STATEMENTS[key]]}")  # fmt: skip
-    for path in sorted(SWEEPS.glob("*.yaml")):  # a sweep's comment states its own size
+    for path in group_files("sweep"):  # a sweep's comment states its own size
         comment = flat("\n".join(line for line in path.read_text().splitlines()
                                  if line.lstrip().startswith("#")))  # fmt: skip
         for before, count in statements(comment):
@@ -156,7 +156,7 @@ def test_every_stated_sweep_size_is_the_number_of_its_jobs():
 
 
 def test_products_that_give_a_number_of_runs_add_up():
-    texts = [flat(page.read_text()) for page in [*PAGES, *sorted(SWEEPS.glob("*.yaml"))]]
+    texts = [flat(page.read_text()) for page in [*PAGES, *group_files("sweep")]]
     pattern = re.compile(r"((?:\d+ ?[a-z ]*?[×x] ?)+\d+ ?[a-z ]*?) = (\d[\d,]*) runs")
     checked = 0
     for text in texts:

@@ -26,7 +26,7 @@ KIT_DIR = Path("gpu-kit")  # beside the code, git-ignored (.gitignore)
 MANIFEST = "manifest.json"
 WHEELS = "wheels"
 DATASETS = "datasets"  # ORDERBENCH_DATASETS on the GPU machine
-NIPS = "nips_nseg"  # conf/reproduce/nips.yaml reads ${ORDERBENCH_DATASETS}/nips_nseg
+NIPS = "nips_nseg"  # +reproduce=nips reads ${ORDERBENCH_DATASETS}/nips_nseg
 NIPS_FILES = ("train.lower", "val.lower", "test.lower")
 GLOVE = "glove.6B.50d.nips.txt"
 LIMIT_MIB = 64  # what may travel with the working tree to the GPU machine

@@ -2,8 +2,8 @@
 presets where the corpus itself is not at hand.
 
 The NIPS abstracts (Logeswaran et al. 2018, "Sentence Ordering and Coherence Modeling
-using Recurrent Neural Networks", AAAI; the split of Yin et al. 2019 with 2,427 training
-abstracts) are the corpus the ATTOrderNet paper (Cui et al. 2018, Table 3) times and
+using Recurrent Neural Networks", AAAI; the split of Yin et al. 2019, `data.readers.nseg`)
+are the corpus the ATTOrderNet paper (Cui et al. 2018, Table 3) times and
 scores. Only their length distribution matters for speed: the number of sentences per
 abstract and of tokens per sentence (this project's tokenizer) are drawn from the
 histograms below, counted on that training split; the words are random ids of a
@@ -18,7 +18,9 @@ import json
 import random
 from pathlib import Path
 
-# training abstracts by number of sentences (2 to 15; 2,427 abstracts, mean 6.14)
+from data.readers.nseg import SOURCE as NSEG_SOURCE
+
+# training abstracts by number of sentences (2 to 15; mean 6.14)
 SENTENCES = {
     2: 32, 3: 118, 4: 346, 5: 487, 6: 513, 7: 385, 8: 261, 9: 143, 10: 81, 11: 42, 12: 10,
     13: 5, 14: 3, 15: 1,
@@ -31,7 +33,7 @@ TOKENS = {
     (45, 48): 282, (49, 52): 186, (53, 56): 94, (57, 60): 85, (61, 80): 191,
 }  # fmt: skip
 VOCABULARY = 14_000  # distinct training words of the NIPS split (14,007 with <pad>, <unk>)
-SPLIT_SIZES = {"train": 2427, "valid": 408, "test": 377}  # abstracts per split
+SPLIT_SIZES = NSEG_SOURCE.sizes  # abstracts per split, as in the SE-Graph copy
 
 
 def nips_like_documents(count: int, seed: int, prefix: str,

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from hydra import compose, initialize_config_dir
 from hydra.errors import HydraException
 from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
+from benchmark.config.config_folders import CONF_DIR
 from benchmark.config.resolvers import register_resolvers
 
-CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 # what composing raises for a bad override (an unknown key or option, a malformed value)
 COMPOSE_ERRORS = (HydraException, OmegaConfBaseException)
 

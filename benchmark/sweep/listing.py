@@ -21,6 +21,7 @@ from hydra.types import RunMode
 from benchmark.cli_options import UsageError, report_error
 from benchmark.cli_parsers import SWEEP_LIST
 from benchmark.config.compose import COMPOSE_ERRORS, CONF_DIR, compose_error
+from benchmark.config.config_folders import group_files
 from benchmark.config.resolvers import register_resolvers
 from benchmark.run.plan import RunConflictError, plan_run
 from benchmark.sweep.jobs import SweepJob, sweep_jobs
@@ -30,8 +31,8 @@ SHARED_RUN_DIR = "another job of the sweep has this run directory: set `variant`
 
 
 def sweep_names() -> list[str]:
-    """The sweeps of conf/sweep/."""
-    return sorted(path.stem for path in (CONF_DIR / "sweep").glob("*.yaml"))
+    """The sweeps of conf/sweep/ and of the studies' sweep folders."""
+    return [path.stem for path in group_files("sweep")]
 
 
 def unknown_sweep(name: str, overrides: list[str]) -> str | None:
@@ -39,7 +40,7 @@ def unknown_sweep(name: str, overrides: list[str]) -> str | None:
     None when it is there, or may be in a config folder of a `hydra.searchpath` override."""
     if name in sweep_names() or any(o.startswith("hydra.searchpath=") for o in overrides):
         return None
-    return f"no sweep {name!r} in conf/sweep/; the sweeps: {', '.join(sweep_names())}"
+    return f"no sweep {name!r} in conf/sweep/ or a study's; the sweeps: {', '.join(sweep_names())}"
 
 
 def override_problem(sweep: str, overrides: list[str]) -> str | None:

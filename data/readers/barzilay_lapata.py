@@ -341,7 +341,7 @@ class BarzilayLapataReader(PublishedReader):
                 f"{directory} holds no permutation of the {len(articles)} test articles of "
                 f"dataset.protocol={CROSS_VALIDATION} (fold {self.fold} of the training "
                 "articles): point dataset.perm_path at the published permutations of the "
-                "training articles (Accidents: accident_perms/train, conf/reproduce/"
-                "accident_cv.yaml), or use discrimination.permutations=own"
+                "training articles (Accidents: accident_perms/train, as "
+                "+reproduce=accident_cv does), or use discrimination.permutations=own"
             )
         return permutation_orders(articles, documents, copies, self._lines)

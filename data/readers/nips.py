@@ -2,10 +2,10 @@
 the reader of ``dataset=nips``:
 
 - ``logeswaran``: the authors' own release, ``split/`` listings and ``txt_tokenized/``
-  (``data.readers.logeswaran``; 2,448 / 409 / 402 abstracts published);
+  (``data.readers.logeswaran``, with the published sizes);
 - ``nseg``: the copy distributed with the SE-Graph code (Yin et al. 2019), one abstract per
-  line in ``train.lower`` / ``val.lower`` / ``test.lower`` (``data.readers.nseg``;
-  2,427 / 408 / 377).
+  line in ``train.lower`` / ``val.lower`` / ``test.lower`` (``data.readers.nseg``, with its
+  sizes).
 
 ``layout: auto`` (default) reads the layout whose files are in the folder and refuses, in
 one line naming both layouts, a folder holding neither or both; ``layout: logeswaran`` or

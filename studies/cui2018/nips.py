@@ -1,20 +1,7 @@
 """results/reproduction_nips.{md,csv}: the NIPS column of Cui et al. 2018, Table 3, on the
-SE-Graph split of the NIPS abstracts (conf/sweep/nips.yaml, `make nips`), beside the
-published figures (`studies.cui2018.published`), with the presets the paper did not have.
-
-For every row (a preset at one setting, over its seeds): mean ± std over seeds of accuracy
-(%), PMR (%) and tau, each with its 95% interval counting seeds and test documents
-(`benchmark.stats.seeded_paired.seeded_interval`), the published figure and the difference
-(ours - published), whether the published figure lies inside our interval; how the runs
-stopped and their selected epochs. Then the paired seed-and-document test of every row
-against the reference row (the row with the best mean VALID tau, chosen without a test
-figure), Holm-corrected over the family (`benchmark.stats.multiple_testing`), and the cost
-of each row (`resources` of the run records: CPU seconds to the selected epoch, in all, and
-peak memory; `benchmark.training.resources`) with the cheapest row that reaches the
-SE-Graph log's tau. Rows with fewer than `MIN_RUNS` finished runs (none included) are
-marked. Runs of a row's preset under another variant (an ablation: one named change at
-the same budget) are set beside the row's run of the same seed, with what changed in their
-configs and the tau difference paired on the test documents (`benchmark.compare.compare_runs`).
+SE-Graph split of the NIPS abstracts, beside the published figures (`studies.cui2018.published`),
+with the presets the paper did not have; what the page holds is said in this study's README.md
+("The NIPS page").
 
     orderbench study cui2018-nips [runs=runs] [out=results] [variant=repro_e100]
         (`NIPS_COMMAND` of studies/cui2018/__init__.py)
@@ -38,6 +25,7 @@ from benchmark.records.comparability import IncomparableRunsError, require_paira
 from benchmark.records.run_collection import Run, collect_runs
 from benchmark.stats.multiple_testing import holm
 from benchmark.stats.seeded_paired import compare_seeded, load_row, seeded_interval
+from data.readers.nseg import SOURCE as NSEG_SOURCE
 from studies.cui2018 import NIPS_COMMAND as COMMAND
 from studies.cui2018.published import MODELS, NIPS, NSEG_LABEL, NSEG_NIPS, Row
 
@@ -296,7 +284,8 @@ def markdown(table: pd.DataFrame, tests: dict, variant: str, commits: Sequence[s
     lines = [
         "# NIPS abstracts: Cui et al. 2018, Table 3, NIPS column",
         "",
-        "Our runs on the NIPS abstracts of the SE-Graph split (2,427 / 408 / 377 abstracts; "
+        "Our runs on the NIPS abstracts of the SE-Graph split ("
+        + " / ".join(f"{n:,}" for n in NSEG_SOURCE.sizes.values()) + " abstracts; "
         "`dataset=nips`, `+reproduce=nips`) beside Cui et al. 2018, Table 3 (accuracy %, tau; "
         "their split: 2,248 / 409 / 402) and the log of the SE-Graph authors' code on this "
         f"very split. Budget `{variant}`: at most 100 epochs, early stopping after 15 without a "

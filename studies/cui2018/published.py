@@ -4,7 +4,7 @@ Cui, Li, Chen and Zhang 2018, "Deep Attentive Sentence Ordering Network" (EMNLP)
 Table 3 (Kendall's tau on Accidents, Earthquakes and NIPS; accuracy % on NIPS, the share of
 sentences at their gold position averaged per document) and Table 5 (pairwise order
 discrimination accuracy %, Accidents and Earthquakes). Their NIPS split is given as
-2,248 / 409 / 402 abstracts; ours is the SE-Graph copy (2,427 / 408 / 377).
+2,248 / 409 / 402 abstracts; ours is the SE-Graph copy (its sizes: data/readers/nseg.py).
 
 Yin et al. 2019 (SE-Graph) on the very split we use: the log of a run of the authors' code
 (Barry-Menglong-Yao/NSEG, `output.txt`, beam 64): accuracy 57.56, PMR 24.40, tau 0.7506.

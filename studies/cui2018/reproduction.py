@@ -1,43 +1,9 @@
 """results/reproduction.{md,csv}: our runs of the five models of Cui et al. 2018, Table 3,
-beside the published figures (`make reproduction`, conf/sweep/reproduction*.yaml), under
-both readings of its protocol (`dataset.protocol`, data/readers/barzilay_lapata.py):
-`published_test` (the figure on the published test articles; validation on a fold of the
-training articles) and `cross_validation` (the figure over the training articles, each
-scored by the fold model that never saw it; `benchmark.report.cross_validation`).
-
-Rows (`ROWS`): the five models at their paper settings; ATTOrderNet at the released code's
-settings (`attordernet_released`, run label tag `_released`) and LSTM/CNN+PtrNet at batch 16
-and beam 64 (`*_ptrnet_cui`, tag `_cui`), each beside the paper's figure of its model; the
-calibration baselines (`bow_position`, `overlap_chain`), without a published figure.
-
-For every cell (row x corpus x {tau, pairwise discrimination %}) and every budget (the
-headline variant, e.g. `repro_e60`, and the variants it is compared with, e.g. `repro`;
-each a sweep of the same models and seeds at another epoch budget), on adjacent rows:
-mean ± std over the runs (seeds), the percentile-bootstrap 95% interval over test
-documents (each run's interval, averaged over the runs, as in the leaderboard), the
-Student-t interval over the runs (clipped to the metric's range), the published figure
-and the difference (ours - published), whether the published figure lies inside the
-bootstrap interval, how many runs stopped early / at the epoch limit and their mean best
-epoch. A cell with fewer than `MIN_RUNS` finished runs is shown and marked. Then the
-cross-validated cell of the same row (the variant `cv_e100` of `repro_e100`, each fold's
-run labelled `cv_e100[_tag]_fold<k>`): the figure pooled over the held-out articles of its
-folds, the per-fold spread (min, max, std of the fold figures) and the two-stage bootstrap
-interval over folds and articles; fewer folds than the full 10 are marked. Runs of other
-variants of the same models and corpora on the test articles (ablations) are set against
-the runs of the same seeds of the headline or compared variant with the same recorded
-budget (trainer.max_epochs, patience), else of the variant they were started from
-(`ABLATION_REFERENCE`), one row per variant over its seeds. Presets that are neither the
-paper's models nor calibration baselines, at the headline variant, get a section of their
-own beside ATTOrderNet (tau difference paired on the test documents with
-`benchmark.stats.seeded_paired`; no published figure). The selection noise of the
-validation split (`studies.selection_noise.selection_noise`) and the investigation
-(docs/reproduction.md) are appended.
+beside the published figures, under both readings of its protocol; what the page holds, row
+by row, is said in this study's README.md ("The reproduction page").
 
     orderbench study cui2018 [runs=runs] [out=results] [variant=repro] [compare=repro,...]
         [cv_variant=cv_e100]     (`COMMAND` of studies/cui2018/__init__.py)
-
-Published figures: Cui, Li, Chen, Zhang 2018, "Deep Attentive Sentence Ordering Network"
-(EMNLP), Table 3 (Kendall's tau) and Table 5 (order discrimination accuracy, %).
 """
 
 from __future__ import annotations
@@ -94,6 +60,7 @@ MIN_RUNS = 3  # a cell with fewer finished runs is marked as provisional
 ABLATION_REFERENCE = "repro"  # the variant the ablation runs were started from (10 epochs)
 PAIRED_RESAMPLES = 10_000  # document resamples of the paired test of the other presets
 ROOT = Path(__file__).resolve().parents[2]
+SWEEPS = Path(__file__).resolve().parent / "conf" / "sweep"  # the study's own sweeps
 NOTES = ROOT / "docs" / "reproduction.md"
 
 
@@ -103,10 +70,11 @@ def cv_variant_of(variant: str) -> str:
 
 
 def sweep_of(variant: str) -> str:
-    """The conf/sweep/ file that runs into `variant` (repro_e60 -> reproduction_e60), as the
-    Makefile's `VARIANT` default pairs them; a placeholder when there is none."""
+    """The study's sweep (conf/sweep/ of this folder) that runs into `variant` (repro_e60 ->
+    reproduction_e60), as the Makefile's `VARIANT` default pairs them; a placeholder when
+    there is none."""
     name = "reproduction" + variant.removeprefix("repro")
-    found = variant.startswith("repro") and (ROOT / "conf" / "sweep" / f"{name}.yaml").is_file()
+    found = variant.startswith("repro") and (SWEEPS / f"{name}.yaml").is_file()
     return name if found else f"<the sweep of {variant}>"
 
 

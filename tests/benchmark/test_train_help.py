@@ -6,13 +6,16 @@ from __future__ import annotations
 import pytest
 from hydra.errors import ConfigCompositionException
 
-from benchmark.config.compose import CONF_DIR, compose_config
+from benchmark.config.compose import compose_config
+from benchmark.config.config_folders import config_folders
 from benchmark.train_help import HYDRA_GROUPS, NOT_GROUPS, groups, options, train_help
 
 
 def test_every_folder_of_conf_is_a_group_or_said_not_to_be():
     chosen, added = groups()
-    folders = {path.name for path in CONF_DIR.iterdir() if path.is_dir()} - {"hydra"}
+    folders = {  # conf/ and the studies' config folders
+        path.name for folder in config_folders() for path in folder.iterdir() if path.is_dir()
+    } - {"hydra"}
     assert set(chosen) - set(HYDRA_GROUPS) | set(added) | set(NOT_GROUPS) == folders
     assert not (set(chosen) | set(added)) & set(NOT_GROUPS)
     assert {"dataset", "model", "trainer", "logger", "sweep"} <= set(chosen)
