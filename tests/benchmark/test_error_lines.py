@@ -516,8 +516,8 @@ def test_an_unknown_sweep_is_one_line_listing_the_sweeps(action: str, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert err.startswith(f"orderbench sweep {action}: error: no sweep 'nosuchsweep' in "
-                          "conf/sweep/; the sweeps: ")
-    assert "smoke" in err and "paper" in err
+                          "conf/sweep/ or a study's; the sweeps: ")
+    assert "smoke" in err and "paper" in err and "nips" in err  # a study's sweep too
 
 
 # -- slow: real trainings --------------------------------------------------------------------
