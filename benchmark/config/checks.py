@@ -17,13 +17,8 @@
   the published permutations' folder and the word vectors' file, all met later otherwise;
 - `selection_problems`: `early_stopping.monitor` must be a valid figure the run logs and
   that is better when higher (the checkpoint with the highest value is kept): selection on
-  test, or on a key nothing logs, would fail after an epoch or select on test;
-- `check_scorable_splits`: once the data is loaded, a valid or test split where no document
-  can be scored (all of one sentence, left out by the trivial policy) would give NaN
-  figures and select an arbitrary checkpoint;
-- `check_document_sizes`: once the data is loaded, documents longer than
-  `max_document_sentences` are named, with what to set, before anything is trained:
-  decoding them takes time and memory the user did not expect.
+  test, or on a key nothing logs, would fail after an epoch or select on test.
+The checks of the data once it is loaded are `benchmark.run.data_checks`.
 
 Every problem is one line naming the key (or dataset and split); `ConfigError` holds them.
 """
@@ -263,49 +258,6 @@ def check_config(
         problems += key_problems(cfg, overrides, compose, choices)
     if problems:
         raise ConfigError("\n".join(problems))
-
-
-def check_document_sizes(dataset: str, documents: dict, limit: int | None) -> None:
-    """ConfigError naming the documents of more than `limit` sentences (None: no limit),
-    and what to set to train on them anyway. Sizes come from the columns' sentence counts
-    (no document is read unless named)."""
-    if limit is None:
-        return
-    long = []  # (split, index, sentences)
-    for split, docs in documents.items():
-        counts = getattr(docs, "sentence_counts", None)
-        sizes = [len(doc) for doc in docs] if counts is None else counts.tolist()
-        long += [(split, i, n) for i, n in enumerate(sizes) if n > limit]
-    if not long:
-        return
-    longest = max(n for _, _, n in long)
-    named = ", ".join(f"{split} {documents[split][i].id!r}: {n}"
-                      for split, i, n in long[:_NAMED_DOCS])  # fmt: skip
-    more = f" and {len(long) - _NAMED_DOCS} more" if len(long) > _NAMED_DOCS else ""
-    raise ConfigError(
-        f"dataset {dataset!r}: {len(long)} document{'s' if len(long) > 1 else ''} of more than "
-        f"max_document_sentences={limit} sentences ({named}{more}); decoding grows with the "
-        f"square of a document's sentences or faster: set max_document_sentences={longest} "
-        "to train on them anyway, or leave them out of the data"
-    )
-
-
-_NAMED_DOCS = 3  # long documents a refusal names
-
-
-def check_scorable_splits(dataset: str, documents: dict, include_trivial: bool,
-                          noisy: bool) -> None:
-    """ConfigError when a valid or test split has no document its figures can count: all
-    of one sentence, left out by the trivial policy (`include_trivial=false`)."""
-    if include_trivial or noisy:
-        return
-    for split in ("valid", "test"):
-        docs = documents.get(split) or []
-        if docs and all(len(doc) < 2 for doc in docs):
-            raise ConfigError(
-                f"dataset {dataset!r}, split {split!r}: all {len(docs)} documents have one "
-                "sentence, so no figure can be computed (include_trivial=true counts them)"
-            )
 
 
 # -- settings SETTINGS cannot judge, which the trainer, a model or the end of the run would

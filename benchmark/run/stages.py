@@ -21,7 +21,6 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint, Timer
 
-from benchmark.config.checks import check_document_sizes, check_scorable_splits
 from benchmark.config.identity import config_id
 from benchmark.config.precision import prepare_cpu_bf16
 from benchmark.config.threads import resolve_threads
@@ -40,6 +39,7 @@ from benchmark.records.run_record import (
     write_run_record,
 )
 from benchmark.records.seal import seal
+from benchmark.run.data_checks import check_document_sizes, check_scorable_splits
 from benchmark.run.environment import run_environment
 from benchmark.run.model_builder import build_model, noise_options
 from benchmark.run.plan import (

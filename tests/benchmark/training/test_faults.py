@@ -19,10 +19,11 @@ import torch
 from fixtures_config import check_overrides
 from fixtures_sweep import ROOT, TINY_LSTM, cli_env, run_dir_for, run_train, train_command
 
-from benchmark.config.checks import ConfigError, check_scorable_splits
+from benchmark.config.checks import ConfigError
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.records.json_values import dumps
 from benchmark.records.run_record import read_run_record, write_run_record
+from benchmark.run.data_checks import check_scorable_splits
 from benchmark.run.lock import LOCK_NAME, RunLock, RunLockedError, take_run_lock
 from benchmark.training.checkpoint_file import DamagedCheckpointError
 from benchmark.training.checkpoint_position import read_checkpoint_position
