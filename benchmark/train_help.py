@@ -24,6 +24,7 @@ USAGE = "orderbench train [GROUP=OPTION ...] [+GROUP=OPTION ...] [KEY=VALUE ...]
 NOT_GROUPS = {
     "dataset_base": "the base config every conf/dataset/ file starts from",
     "model_base": "the base config every conf/model/ file starts from",
+    "ablation_study": "the ablation plots' definitions (read, never composed)",
 }
 HYDRA_GROUPS = ("hydra/launcher",)  # Hydra's own groups this project adds options to
 WIDTH = 92

@@ -81,10 +81,20 @@ def _make(args: dict) -> int:
 
 
 def make_kit(kit: Path, nips: str | None, python: str, wheels: bool) -> dict:
-    """Fill `kit` (emptied first) and write its manifest; returns the manifest."""
+    """Fill `kit` (emptied first) and write its manifest; returns the manifest. A kit that
+    fails half-made is removed, so that it does not block the next attempt."""
     if kit.exists() and any(kit.iterdir()) and not (kit / MANIFEST).is_file():
         raise KitError(f"kit={kit} exists and is not a kit (no {MANIFEST}): name another folder")
     shutil.rmtree(kit, ignore_errors=True)
+    try:
+        return _fill_kit(kit, nips, python, wheels)
+    except BaseException:
+        if not (kit / MANIFEST).is_file():
+            shutil.rmtree(kit, ignore_errors=True)
+        raise
+
+
+def _fill_kit(kit: Path, nips: str | None, python: str, wheels: bool) -> dict:
     (kit / WHEELS).mkdir(parents=True)
     nips_dir = kit / DATASETS / NIPS
     source = copy_nips(nips, nips_dir)

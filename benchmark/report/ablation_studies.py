@@ -1,5 +1,7 @@
-"""The ablation studies, read from their one definition: `studies/ablations/<name>.yaml`
-(a study is not a run config, so its definition is not in `conf/`).
+"""The ablation studies, read from their one definition: a file of the `ablation_study` group
+of a study's config folder (`studies/ablations/conf/ablation_study/<name>.yaml`, found with the
+other config folders: `benchmark.config.config_folders`). A definition is no run config: it is
+read, never composed.
 
 A study file gives the figure's `title` and x-axis label `axis`, and either
 
@@ -25,10 +27,10 @@ from pathlib import Path
 from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from benchmark.config.compose import CONF_DIR
+from benchmark.config.config_folders import CONF_DIR, group_files
 from models.registry import preset_names
 
-STUDIES = CONF_DIR.parent / "studies" / "ablations"  # the repository's study definitions
+STUDY_GROUP = "ablation_study"  # the config group whose files define the ablation studies
 ABLATION_DIR = "ablation"
 MODEL_GROUP = "/model"
 VARIANT_KEYS = frozenset({"defaults", "variant"})  # what a variant file sets besides its value
@@ -195,9 +197,11 @@ def read_study(path: Path, variants: Mapping[str, Variant], known_presets: set[s
     )
 
 
-def load_studies(conf_dir: Path = CONF_DIR, study_dir: Path = STUDIES) -> tuple[Ablation, ...]:
-    """Every study of `study_dir` (its variant files and presets in `conf_dir`), by file
-    name."""
+def load_studies(
+    conf_dir: Path = CONF_DIR, study_dir: Path | None = None
+) -> tuple[Ablation, ...]:
+    """Every study defined in `study_dir` (default: the `STUDY_GROUP` files of every config
+    folder), its variant files and presets in `conf_dir`, by file name."""
     variants = {
         path.stem: read_variant(path)
         for path in sorted((conf_dir / ABLATION_DIR).glob("*.yaml"))
@@ -205,11 +209,13 @@ def load_studies(conf_dir: Path = CONF_DIR, study_dir: Path = STUDIES) -> tuple[
     known_presets = {path.stem for path in (conf_dir / "model").glob("*.yaml")}
     return tuple(
         read_study(path, variants, known_presets)
-        for path in sorted(Path(study_dir).glob("*.yaml"))
+        for path in (
+            group_files(STUDY_GROUP) if study_dir is None else sorted(study_dir.glob("*.yaml"))
+        )
     )
 
 
 @cache
 def ablation_studies() -> tuple[Ablation, ...]:
-    """The studies of the repository's `studies/ablations/` (read once)."""
+    """The repository's studies (`STUDY_GROUP` files; read once)."""
     return load_studies()

@@ -1,5 +1,5 @@
 """Which runs make up each level of an ablation study (`benchmark.report.ablation_studies`
-reads the studies from `studies/ablations/`).
+reads their definitions, the files of the `ablation_study` config group).
 
 A study either varies one config value (`key`, e.g. `model.net.num_blocks` of `han`, as in
 the HAN parameter study of Wang & Wan 2019; with several presets, each preset's values side

@@ -11,8 +11,8 @@ call land together or not at all and no plot of an earlier call stays behind
   bars = mean over seeds, error bars = the runs' 95% bootstrap intervals over test
   documents averaged over seeds (the leaderboard's `ci_docs`), dots = single seeds; a
   preset with fewer seeds than the others is starred (the leaderboard shows it apart);
-- `<dataset>_ablation_<study>.png`: tau and pmr against each study of
-  `studies/ablations/` (`benchmark.report.ablation_studies`: HAN blocks, heads, dropout,
+- `<dataset>_ablation_<study>.png`: tau and pmr against each ablation study defined in an
+  `ablation_study` config folder (`benchmark.report.ablation_studies`: HAN blocks, heads, dropout,
   word attention; ATTOrderNet positional encoding and its deviations from the paper;
   sentence-encoder swaps), same bars and dots, or a line over a numeric setting;
 - `<dataset>_tau_by_length.png` and `<dataset>_tau_by_genre.png`: tau of every preset

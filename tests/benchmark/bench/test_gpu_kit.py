@@ -75,6 +75,14 @@ def test_an_existing_folder_that_is_no_kit_is_left_alone(tmp_path: Path):
     assert (tmp_path / "mine/notes.txt").read_text() == "keep"
 
 
+def test_a_kit_that_fails_half_made_leaves_nothing_that_blocks_the_next(tmp_path, monkeypatch):
+    monkeypatch.delenv("ORDERBENCH_DATASETS", raising=False)
+    with pytest.raises(KitError, match="ORDERBENCH_DATASETS is not set"):
+        make_kit(tmp_path / "kit", None, "3.12", wheels=False)
+    assert not (tmp_path / "kit").exists()  # the next attempt is not refused
+    assert make_kit(tmp_path / "kit", "synthetic", "3.12", wheels=False)["nips"]
+
+
 def test_a_kit_too_large_to_travel_is_refused(tmp_path: Path, monkeypatch):
     monkeypatch.setattr(gpu_kit, "copy_nips", lambda nips, target: target.mkdir(parents=True)
                         or (target / "train.lower").write_bytes(b"x" * 2**20) or "here")

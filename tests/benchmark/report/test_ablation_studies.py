@@ -1,4 +1,5 @@
-"""Each ablation study is defined once, in studies/ablations/: its key and presets come
+"""Each ablation study is defined once, in an ablation_study config file
+(studies/ablations/conf/ablation_study/): its key and presets come
 from the conf/ablation/ files it names (`benchmark.report.ablation_studies`)."""
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from omegaconf import OmegaConf
 
 from benchmark.config.checks import OPTIONAL_KEYS
 from benchmark.config.compose import CONF_DIR, compose_config
+from benchmark.config.config_folders import group_files
 from benchmark.config.identity import comparable_config
 from benchmark.report import plots
 from benchmark.report.ablation_studies import (
-    STUDIES,
+    STUDY_GROUP,
     StudyDefinitionError,
     ablation_studies,
     load_studies,
@@ -110,7 +112,9 @@ def conf(tmp_path: Path) -> Path:
     """A copy of the config folders and study definitions the studies read."""
     for folder in ("ablation", "model"):
         shutil.copytree(CONF_DIR / folder, tmp_path / folder)
-    shutil.copytree(STUDIES, tmp_path / "studies")
+    (tmp_path / "studies").mkdir()
+    for path in group_files(STUDY_GROUP):
+        shutil.copy(path, tmp_path / "studies" / path.name)
     return tmp_path
 
 
@@ -156,13 +160,13 @@ def test_a_variant_file_without_its_label_is_named(conf: Path):
 
 def test_the_plots_command_refuses_a_broken_study_in_one_line(monkeypatch, capsys, tmp_path):
     def broken():
-        raise StudyDefinitionError("studies/ablations/x.yaml: give either ablations or presets")
+        raise StudyDefinitionError("ablation_study/x.yaml: give either ablations or presets")
 
     write_run(tmp_path / "runs", "han", 0, 0.7)
     monkeypatch.setattr(plots, "ablation_studies", broken)
     assert plots.main([f"runs={tmp_path / 'runs'}", f"out={tmp_path / 'plots'}"]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [
-        "orderbench plots: error: studies/ablations/x.yaml: give either ablations or "
+        "orderbench plots: error: ablation_study/x.yaml: give either ablations or "
         "presets"
     ]
     assert not (tmp_path / "plots").exists()
