@@ -19,6 +19,17 @@ class OrderingDataModule(OrderingData, pl.LightningDataModule):
     """Sentence-ordering data for one dataset with Lightning's loaders; its arguments are
     ``OrderingData``'s."""
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.epoch = 0
+        self._train_sampler: BucketBatchSampler | None = None
+
+    def set_epoch(self, epoch: int) -> None:
+        """Select the training permutations and batch order of ``epoch``."""
+        self.epoch = epoch
+        if self._train_sampler is not None:
+            self._train_sampler.set_epoch(epoch)
+
     def _loader(self, split: str, sampler: BucketBatchSampler) -> DataLoader:
         return DataLoader(
             self._dataset(split),

@@ -7,10 +7,11 @@ section 5.
   documents are ``documents[split]`` (``data.columns.SplitColumns``, a sequence of
   ``Document`` read one at a time), and DDP ranks and loader workers share its pages.
 
-- Training: every document gets a fresh permutation every epoch (``set_epoch``, called by
-  the LightningModule at each training epoch start); with ``drop_last`` (the released
-  ATTOrderNet code's batching, off by default) a seeded random ``len(train) % batch_size``
-  documents sit out each epoch, so every batch is full (``data.datamodule``'s loaders).
+- Training: every document gets a fresh permutation every epoch (the Lightning form's
+  ``set_epoch``, called by the LightningModule at each training epoch start); with
+  ``drop_last`` (the released ATTOrderNet code's batching, off by default) a seeded random
+  ``len(train) % batch_size`` documents sit out each epoch, so every batch is full
+  (``data.datamodule``'s loaders).
 - Valid/test: one fixed permutation per document from (``name``, split, id,
   ``protocol_seed``), identical for every model and training seed; every document exactly
   once, in a deterministic order (sorted by size); nothing is dropped.
@@ -133,7 +134,6 @@ class OrderingData:
         self.vocab_splits = tuple(str(split) for split in vocab_splits)
         self.drop_last = bool(drop_last)
         self.split_protocol: dict | None = None
-        self.epoch = 0
         self.vocab: Vocab | None = None
         self.documents: dict[str, SplitColumns] = {}  # per split, its documents in order
         self.duplicates: DuplicateReport | None = None
@@ -141,7 +141,6 @@ class OrderingData:
         self.cache_path: Path | None = None
         self.loaded_from_cache = False
         self._data: ProcessedData | None = None  # the processed data, loaded once
-        self._train_sampler = None  # the Lightning form's training batch sampler
         self._identity: dict | None = None
 
     # -- data preparation -----------------------------------------------------------------
@@ -246,12 +245,6 @@ class OrderingData:
             )  # fmt: skip
 
     # -- protocol ---------------------------------------------------------------------------
-
-    def set_epoch(self, epoch: int) -> None:
-        """Select the training permutations and batch order of ``epoch``."""
-        self.epoch = epoch
-        if self._train_sampler is not None:
-            self._train_sampler.set_epoch(epoch)
 
     def eval_permutations(self, split: str) -> list[list[int]]:
         """The fixed presentation order of every document of an evaluation split."""
