@@ -37,14 +37,15 @@ from itertools import islice, permutations
 
 import numpy as np
 
-from benchmark.metrics.registry import METRICS
+from benchmark.metrics.registry import COUNT, METRICS, PAIRS
 
 MAX_PERMUTATIONS = 20  # per document (Barzilay & Lapata 2008; docs/design.md, section 4)
 PERMUTATION_STREAM = "discrimination"  # separates these permutations from the presentation order
-# the keys added to a split of the run record
-FIGURES = tuple(m.key for m in METRICS if m.key.startswith("disc_"))  # benchmark.metrics.registry
-COUNTS = ("disc_ties", "disc_n_pairs", "disc_n_docs")  # counts, not metrics to average
-CI_KEYS = ("disc_acc", "disc_ties_frac")  # figures that get a bootstrap interval
+# the keys added to a split of the run record, as declared in benchmark.metrics.registry:
+# the counts (not averaged), and the figures over pairs (each with a bootstrap interval)
+FIGURES = tuple(m.key for m in METRICS if m.key.startswith("disc_"))
+COUNTS = tuple(m.key for m in METRICS if m.key in FIGURES and m.aggregation == COUNT)
+CI_KEYS = tuple(m.key for m in METRICS if m.key in FIGURES and m.aggregation == PAIRS)
 
 
 @dataclass(frozen=True)
