@@ -95,9 +95,10 @@ register_resolvers()
 @dataclass(frozen=True)
 class Launch:
     """One launch as Hydra made it, read once: its run directory, whether it is a job of a
-    multirun, whether Hydra has just created the folder (an empty one), and the logs a
-    failure record points to."""
+    multirun, whether Hydra has just created the folder (an empty one), the logs a failure
+    record points to, and Hydra's own config (written beside the run once it is accepted)."""
 
+    hydra: DictConfig
     run_dir: Path
     multirun: bool
     new_folder: bool
@@ -110,6 +111,7 @@ class Launch:
         hydra_cfg = HydraConfig.get()
         run_dir = Path(hydra_cfg.runtime.output_dir)
         return cls(
+            hydra=hydra_cfg,
             run_dir=run_dir,
             multirun=hydra_cfg.mode == RunMode.MULTIRUN,
             new_folder=run_dir.is_dir() and not any(run_dir.iterdir()),
@@ -171,8 +173,7 @@ def launch_run(cfg: DictConfig, launch: Launch, state: LaunchState) -> dict | No
         log.warning("%s: an earlier rerun there cannot be resumed; removed, training from "
                     "scratch", plan.work_dir)  # fmt: skip
         shutil.rmtree(plan.work_dir, ignore_errors=True)
-    hydra_cfg = HydraConfig.get()
-    run_log = accept_launch(plan.work_dir, cfg, hydra_cfg, first_process=process_rank() == 0)
+    run_log = accept_launch(plan.work_dir, cfg, launch.hydra, first_process=process_rank() == 0)
     try:
         record = run(cfg, run_dir, plan)
         if record and plan.work_dir != run_dir:
