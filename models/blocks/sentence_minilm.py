@@ -18,14 +18,17 @@ evaluation passes cost nothing here. With a `store` (the config gives the preset
 also persist across runs: only the first run on a corpus pays for MiniLM.
 """
 
-import importlib.metadata
-
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
 from models.blocks.masked_ops import length_mask, masked_mean
-from models.blocks.pretrained import PACKAGE, VectorStores, load_pretrained, sentence_token_limit
+from models.blocks.pretrained import (
+    VectorStores,
+    bundled_version,
+    load_pretrained,
+    sentence_token_limit,
+)
 
 DIM = 384  # all-MiniLM-L6-v2 sentence vector width
 
@@ -49,8 +52,7 @@ class MiniLMSentenceEncoder(nn.Module):
         self.store = None
         self._vectors: dict[str, Tensor] = {}  # sentence text -> (384,) on the CPU
         if cache and store is not None:
-            version = importlib.metadata.version(PACKAGE)  # new weights: a new folder
-            self.store = store.open(f"{PACKAGE}-{version}")
+            self.store = store.open(bundled_version())  # new weights: a new folder
             self._vectors = self.store.load()
 
     def train(self, mode: bool = True) -> "MiniLMSentenceEncoder":

@@ -36,7 +36,6 @@ Settings:
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -46,7 +45,7 @@ import torch
 from torch import Tensor, nn
 
 from models.blocks.masked_ops import length_mask, masked_mean
-from models.blocks.pretrained import PACKAGE, VectorStores, load_pretrained
+from models.blocks.pretrained import VectorStores, bundled_version, load_pretrained
 
 
 def tokenizer_description(tokenizer) -> str:
@@ -114,7 +113,7 @@ class FineTunedSentenceEncoder(nn.Module):
         version), frozen layer count, token limit, and a digest of the frozen weights and
         the tokenizer, so that another revision or split never reuses a state."""
         if model is None:
-            name = f"{PACKAGE}-{importlib.metadata.version(PACKAGE)}"
+            name = bundled_version()
         else:
             name = Path(model).name if Path(model).exists() else model.replace("/", "--")
         digest = hashlib.blake2b(digest_size=8)
