@@ -42,7 +42,8 @@ from benchmark.bench.table import reference_table, scaling_table, throughput_tab
 from benchmark.bench.tsort import tsort_table, tsort_timings
 from benchmark.cli_options import UsageError, unknown_key
 from benchmark.cli_parsers import BENCH, FULL, QUICK
-from benchmark.config.compose import COMPOSE_ERRORS, CONF_DIR, compose_config, compose_error
+from benchmark.config.compose import COMPOSE_ERRORS, compose_config, compose_error
+from benchmark.config.config_folders import group_files
 from benchmark.records.atomic_io import atomic_write_text
 from models.registry import get_preset, preset_names
 
@@ -62,7 +63,7 @@ def parse_args(argv: Sequence[str]) -> tuple[list[str], Settings, Path, bool, di
     quick = given["quick"]
     args = {**given, **{key: given[key] if given[key] is not None else value
                         for key, value in (QUICK if quick else FULL).items()}}  # fmt: skip
-    known = sorted(path.stem for path in (CONF_DIR / "model").glob("*.yaml"))
+    known = [path.stem for path in group_files("model")]
     presets = args["presets"] or known
     if unknown := [preset for preset in presets if preset not in known]:
         raise UsageError(f"unknown preset(s) {unknown}; known: {', '.join(known)}")
@@ -96,7 +97,7 @@ def parse_args(argv: Sequence[str]) -> tuple[list[str], Settings, Path, bool, di
     paper = None
     if args["paper"]:
         experiments = args["paper_experiments"]
-        known = sorted(path.stem for path in (CONF_DIR / "experiment").glob("*.yaml"))
+        known = [path.stem for path in group_files("experiment")]
         if unknown := [name for name in experiments if name not in known]:
             raise UsageError(f"unknown paper experiment(s) {unknown}; known: {', '.join(known)}")
         paper = {
