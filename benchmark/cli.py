@@ -26,19 +26,19 @@ from benchmark import cli_parsers
 from benchmark.cli_options import (
     EXIT_BAD_INPUT,
     HELP_FLAGS,
-    SOURCE_ROOT,
     Command,
     report_error,
 )
+from benchmark.config.config_folders import STUDIES_DIR
 
-STUDIES = "studies"  # the package whose folders may each declare `COMMAND` or `COMMANDS`
+STUDIES = STUDIES_DIR.name  # the package whose folders may each declare `COMMAND(S)`
 
 
 def study_commands() -> list[Command]:
     """The commands the studies declare (`studies/<name>/__init__.py`: `COMMANDS`, a tuple,
     else `COMMAND`)."""
     commands = []
-    for folder in sorted((SOURCE_ROOT / STUDIES).iterdir()):
+    for folder in sorted(STUDIES_DIR.iterdir()):
         if (folder / "__init__.py").is_file():
             package = importlib.import_module(f"{STUDIES}.{folder.name}")
             declared = getattr(package, "COMMANDS", None) or (getattr(package, "COMMAND", None),)

@@ -18,13 +18,13 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
+
+from benchmark.config.config_folders import SOURCE_ROOT  # where benchmark/, studies/ lie
 
 EXIT_BAD_INPUT = 2  # exit status of every tool for bad arguments or input
 HELP_FLAGS = ("-h", "--help")
 BOOLEANS = ("true", "false")
 KINDS = ("text", "int", "bool", "choice", "list")
-SOURCE_ROOT = Path(__file__).resolve().parents[1]  # where benchmark/, studies/, models/ lie
 WIDTH = 92
 BRIEF = 6  # a usage line names each optional key up to this many, else [KEY=VALUE ...]
 KEY_NAME = re.compile(r"[A-Za-z_][\w.]*$")  # what a word's text before `=` is when a key

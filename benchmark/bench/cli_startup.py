@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 
 from benchmark.cli_parsers import BENCH_CLI
+from benchmark.config.config_folders import SOURCE_ROOT as ROOT  # the repository
 
-ROOT = Path(__file__).resolve().parents[2]
 SENTENCES = ("He opened the door.", "The room was dark.", "He switched on the light.",
              "There was nobody inside.")  # fmt: skip
 

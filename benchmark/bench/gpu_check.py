@@ -47,8 +47,8 @@ from pathlib import Path
 from benchmark.bench.kit import DATASETS, GLOVE, PAPER_RUN, WHEELS, KitError, read_manifest
 from benchmark.cli_options import error_lines
 from benchmark.cli_parsers import BENCH_GPU_CHECK
+from benchmark.config.config_folders import SOURCE_ROOT as ROOT  # the repository
 
-ROOT = Path(__file__).resolve().parents[2]
 CPU_RUNS = ROOT / "results/reproduction_nips.csv"  # the CPU runs of the NIPS sweep
 CPU_ROW = {"preset": "attordernet", "variant": "repro_e100"}  # their ATTOrderNet row
 MIN_STEP_S = 20  # a step with less time left is skipped, not started

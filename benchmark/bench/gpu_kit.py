@@ -48,9 +48,9 @@ from benchmark.bench.kit import (
 from benchmark.bench.nips_like import SPLIT_SIZES, VOCABULARY, nips_like_documents
 from benchmark.cli_options import error_lines
 from benchmark.cli_parsers import BENCH_GPU_KIT
+from benchmark.config.config_folders import SOURCE_ROOT as ROOT  # the repository
 from benchmark.records.run_record import git_commit
 
-ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = {  # what the check imports that the GPU image lacks -> why
     "hydra-core": "composes every config (benchmark.train, the bench)",
     "omegaconf": "Hydra's configs",

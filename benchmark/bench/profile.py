@@ -51,6 +51,7 @@ from benchmark.bench.timing import autocast
 from benchmark.cli_options import UsageError
 from benchmark.cli_parsers import BENCH_PROFILE
 from benchmark.config.compose import compose_config
+from benchmark.config.config_folders import group_files
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.run.stages import build_datamodule, build_task
 from models.batch import to_device
@@ -116,7 +117,7 @@ class PartFlops:
 def parse_args(argv: Sequence[str]) -> dict:
     """The arguments (`BENCH_PROFILE`), checked against conf/experiment/ and the device."""
     args = BENCH_PROFILE.parse(argv)
-    known = sorted(path.stem for path in (Path(__file__).parents[2] / "conf/experiment").glob("*"))
+    known = [path.stem for path in group_files("experiment")]
     experiments = args["experiments"]
     if unknown := [name for name in experiments if name not in known]:
         raise UsageError(f"unknown experiment(s) {unknown}; known: {', '.join(known)}")

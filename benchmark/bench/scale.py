@@ -47,8 +47,8 @@ from benchmark.bench.table import markdown_table
 from benchmark.bench.throughput_probe import PROBE_COMMAND
 from benchmark.cli_options import UsageError
 from benchmark.cli_parsers import BENCH_SCALE
+from benchmark.config.config_folders import SOURCE_ROOT as ROOT  # the repository
 
-ROOT = Path(__file__).resolve().parents[2]  # the repository: the commands run from there
 PROBE = Path(__file__).with_name("throughput_probe.py")
 SAMPLE_SECONDS = 0.5  # a sample reads /proc: about 1% of a core at this pace
 ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "WANDB_MODE": "offline"}
