@@ -27,7 +27,6 @@ from models.search.greedy_search import greedy_search
 
 
 class OrderingModel(nn.Module):
-    trainable = True  # the harness optimises this model (the random baseline is not)
 
     def __init__(
         self,

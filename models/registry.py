@@ -14,6 +14,10 @@ default) and, for a family sharing them, the fields of a dataclass the preset ta
 is the one reader: reports, parameter counts and the run's config check ask it for
 defaults, types and the keys a preset takes; `models.hyperparameters` holds the ranges.
 
+Kind: `trained` (the default: the harness optimises it), `rule` (learns nothing from the
+data) or `baseline` (the figures every run is read against, `random`); the harness reads
+it (`benchmark.run.model_builder.configured_preset`), never a class attribute or a preset's name.
+
 Summary: a preset may describe itself (`summary=Summary(sentences=..., paragraph=...,
 decoder=...)`): its cells of the table of presets of docs/models.md, which
 `orderbench params markdown=docs/models.md` (`make docs`) writes with the parameter
@@ -40,6 +44,9 @@ import models
 from models.hyperparameters import checked_preset
 
 HARNESS_ARGUMENTS = ("vocab_size", "pretrained_embeddings")  # given by the harness, not settings
+# what a preset is: a model the harness trains, a rule that learns nothing from the data
+# (a calibration baseline), or a baseline the figures of every run are read against
+KINDS = ("trained", "rule", "baseline")
 NO_DEFAULT = inspect.Parameter.empty  # the default of a setting declared without one
 
 
@@ -69,7 +76,7 @@ class Preset:
     toy: dict | None = None  # settings that learn the toy ordering task (tests); None: none
     toy_lr: float = 1e-2  # Adam learning rate for `toy`
     colour: str | None = None  # plot colour; None: a free one of PALETTE (preset_colours)
-    trainable: bool = True  # False: the harness does not optimise it (a baseline)
+    kind: str = "trained"  # one of KINDS: trained by the harness, a rule, or a baseline
     order_free: bool = False  # its paragraph encoding ignores the presented order
     pointer: bool = True  # False: not a pointer network (forward gives other logits,
     # log_prob is an unnormalised score); the pointer-interface tests leave it out
@@ -79,6 +86,11 @@ class Preset:
     # settings of the preset too, taken through `**kwargs` (`preset_settings`)
     summary: Summary | None = None  # its row of docs/models.md's table of presets; None: the
     # table cannot list it (`orderbench params markdown=...` says so)
+
+    @property
+    def trainable(self) -> bool:
+        """Whether the harness optimises it: only a `trained` preset has weights to learn."""
+        return self.kind == "trained"
 
     def takes(self, setting: str) -> bool:
         """Whether the preset takes the keyword argument `setting`: a declared setting, a
@@ -155,6 +167,8 @@ def register_preset(name: str, **entry) -> Callable[[Callable], Callable]:
             raise ValueError(
                 f"preset {name!r}: a settings dataclass needs **kwargs in {build.__qualname__}"
             )
+        if entry.get("kind", "trained") not in KINDS:
+            raise ValueError(f"preset {name!r}: kind must be one of {KINDS}, got {entry['kind']!r}")
         summary = entry.get("summary")
         if summary is not None and not isinstance(summary, Summary):
             raise ValueError(f"preset {name!r}: summary must be a Summary, got {summary!r}")
@@ -239,11 +253,12 @@ def free_colours() -> list[str]:
 
 
 def main() -> None:
-    """Print every preset with its colour (`picked` or `given`) and its summary (sentence
-    encoder | paragraph encoder | decoder), then the free colours."""
+    """Print every preset with its kind, its colour (`picked` or `given`) and its summary
+    (sentence encoder | paragraph encoder | decoder), then the free colours."""
     colours = preset_colours()
     for name, preset in presets().items():
-        line = f"{name:20} {colours[name]}  {'picked' if preset.colour else 'given':6}"
+        line = (f"{name:20} {preset.kind:8} {colours[name]}  "
+                f"{'picked' if preset.colour else 'given':6}")
         print(f"{line}  {preset.summary.line()}" if preset.summary else line)
     print(f"free: {' '.join(free_colours())}")
 

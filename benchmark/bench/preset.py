@@ -29,6 +29,7 @@ from benchmark.bench.reference import sample_mismatches, speedup
 from benchmark.bench.training import training_throughput
 from benchmark.config.compose import compose_config
 from benchmark.config.threads import resolve_threads
+from benchmark.run.model_builder import configured_preset
 from benchmark.run.stages import build_datamodule, build_task
 
 OVERRIDES = {
@@ -90,7 +91,7 @@ def bench_preset(preset: str, settings: Settings) -> dict:
         "trainable_params": sum(p.numel() for p in net.parameters() if p.requires_grad),
         "setup_memory_mb": peak_memory_mb(device),
     }
-    if getattr(net, "trainable", True):
+    if configured_preset(cfg).trainable:
         clip = cfg.trainer.get("gradient_clip_val")
         result["train"] = training_throughput(
             task, datamodule, device, settings.precision, settings.steps, settings.warmup, clip,

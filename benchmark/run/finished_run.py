@@ -33,7 +33,7 @@ from torch import nn
 
 from benchmark.records.run_record import RECORD_NAME, SELECTED_CHECKPOINT, VOCAB_NAME
 from benchmark.records.seal import read_verified_record, sealed_digest, text_sha256
-from benchmark.run.model_builder import build_net
+from benchmark.run.model_builder import build_net, configured_preset
 from benchmark.run.plan import RETRAIN
 from benchmark.run.run_data import build_datamodule, data_change
 from benchmark.training.checkpoint_file import DamagedCheckpointError, load_checkpoint
@@ -212,7 +212,7 @@ def _load_net(run_dir: Path, config: DictConfig, vocab: Vocab) -> nn.Module:
         else None
     )
     net = build_net(config, len(vocab), pretrained)
-    if not getattr(net, "trainable", True):
+    if not configured_preset(config).trainable:
         return net.eval()
     checkpoint = run_dir / CHECKPOINT_PATH
     if not checkpoint.is_file():

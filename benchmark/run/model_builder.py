@@ -24,6 +24,7 @@ from data.embeddings import pretrained_embeddings
 from data.noise import has_noise
 from data.vocab import UNK_ID, Vocab
 from models.noise.noise_wrapper import NoiseWrapper
+from models.registry import Preset
 
 GO_TOKENS = (UNK_ID, UNK_ID)  # the GO sentence: our vocabularies have no GO and EOS words
 NOISE_OPTIONS = ("count_bias", "distractor_scorer")  # keys of `noise_model`, off by default
@@ -61,16 +62,22 @@ def build_model(cfg: DictConfig, vocab: Vocab) -> tuple[torch.nn.Module, int]:
     return build_net(cfg, len(vocab), vectors), found
 
 
+def configured_preset(cfg: DictConfig) -> Preset:
+    """The registered preset `cfg.model.net._target_` names (its kind says whether the
+    harness trains it); ConfigError for anything else."""
+    return net_preset(cfg.model.net.get("_target_"))
+
+
 def build_net(cfg: DictConfig, vocab_size: int, pretrained_embeddings) -> torch.nn.Module:
     """The registered preset `cfg.model.net` names, built with its settings, wrapped with
-    the authors' END in the noise setting; ConfigError for a `_target_` that is not a
-    registered preset."""
-    preset = net_preset(cfg.model.net.get("_target_"))
+    the authors' END in the noise setting (a preset with nothing to train stays as it is);
+    ConfigError for a `_target_` that is not a registered preset."""
+    preset = configured_preset(cfg)
     settings = instantiate(cfg.model.net, _partial_=True).keywords  # nested objects built
     net = preset.build(
         **{**settings, "vocab_size": vocab_size, "pretrained_embeddings": pretrained_embeddings}
     )
-    if not has_noise(dataset_noise(cfg)) or not getattr(net, "trainable", True):
+    if not has_noise(dataset_noise(cfg)) or not preset.trainable:
         return net
     if not (hasattr(net, "encode") and hasattr(net, "decoder")):
         raise ConfigError(

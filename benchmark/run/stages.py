@@ -41,7 +41,7 @@ from benchmark.records.run_record import (
 from benchmark.records.seal import seal
 from benchmark.run.data_checks import check_document_sizes, check_scorable_splits
 from benchmark.run.environment import run_environment
-from benchmark.run.model_builder import build_model, noise_options
+from benchmark.run.model_builder import build_model, configured_preset, noise_options
 from benchmark.run.plan import (
     CHECKPOINT_DIR,
     LAST_CHECKPOINT,
@@ -74,6 +74,7 @@ from benchmark.training.progress import (
 from benchmark.training.resources import ResourceMeter, epoch_cpu_seconds, resources
 from benchmark.training.task import OrderingTask
 from data.noise import has_noise, noise_label
+from models.registry import Preset
 
 log = logging.getLogger(__name__)
 
@@ -199,8 +200,7 @@ def announce(cfg: DictConfig, built: BuiltRun) -> None:
         noise_label(cfg.dataset.name, noise), noise_label(cfg.dataset.label, noise),
         built.data_stats, cfg.dataset.datamodule.get("min_freq"), cfg.model.get("embeddings"),
     ))
-    trainable = getattr(built.task.net, "trainable", True)
-    steps = warn_few_steps(cfg, built.datamodule) if trainable else None
+    steps = warn_few_steps(cfg, built.datamodule) if built.preset.trainable else None
     log.info(model_line(
         cfg.model.name, sum(p.numel() for p in built.task.net.parameters()),
         cfg.trainer.get("max_epochs"), cfg.early_stopping.monitor, cfg.early_stopping.patience,
@@ -230,6 +230,7 @@ class BuiltRun:
     timer: Timer
     data_stats: dict  # the DataModule's statistics, with the words that had a vector
     noise: str  # the run's noise setting, "0", "1" or "0/1" (benchmark.run.run_data)
+    preset: Preset  # the registered preset of `model.net` (its kind: trained, rule, baseline)
 
 
 @dataclass
@@ -275,7 +276,8 @@ def build(cfg: DictConfig, plan: RunPlan) -> BuiltRun:
     task = wrap_task(cfg, net)
     trainer, checkpoint, timer = build_trainer(cfg, plan)
     stats = {**datamodule.stats(), "n_pretrained_found": vectors_found}
-    built = BuiltRun(datamodule, task, trainer, checkpoint, timer, stats, noise)
+    preset = configured_preset(cfg)
+    built = BuiltRun(datamodule, task, trainer, checkpoint, timer, stats, noise, preset)
     if trainer.is_global_zero:
         announce(cfg, built)
     return built
@@ -284,7 +286,7 @@ def build(cfg: DictConfig, plan: RunPlan) -> BuiltRun:
 def fit(built: BuiltRun, plan: RunPlan) -> FittedRun:
     """Train (unless the model has nothing to learn; from `plan.ckpt_path` when resuming)
     and select on valid."""
-    trainable = getattr(built.task.net, "trainable", True)
+    trainable = built.preset.trainable
     if trainable:
         if plan.ckpt_path is not None:
             position = plan.resume_from
@@ -374,7 +376,7 @@ def record(
             result, "test", evaluated.discrimination, cfg.bootstrap_resamples,
             cfg.protocol_seed, published=evaluated.published,
         )
-    if not has_noise(noise) and cfg.model.name != "random":  # the figures to read a run against
+    if not has_noise(noise) and built.preset.kind != "baseline":  # figures to read it against
         result["random_baseline"] = random_baseline(
             built.datamodule, cfg.seed, cfg.include_trivial, cfg.bootstrap_resamples,
             cfg.protocol_seed,

@@ -39,7 +39,6 @@ from models.search.greedy_search import greedy_search
 
 
 class NoiseWrapper(nn.Module):
-    trainable = True
     end_index = END  # candidate index of END inside the wrapper (reference search)
     slot_offset = 1  # presented sentence j is candidate j + 1 inside the wrapper
 

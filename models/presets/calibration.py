@@ -42,7 +42,7 @@ def bow_position(
 @register_preset(
     "overlap_chain",
     colour="#7f7f7f",
-    trainable=False,
+    kind="rule",
     pointer=False,
     summary=Summary(
         sentences="set of content words",

@@ -33,7 +33,6 @@ from models.search.candidates import mask_scores, placed_before, validate_orders
 
 
 class OverlapChain(nn.Module):
-    trainable = False  # the harness skips optimisation
 
     def __init__(self, skip_top: int = 100) -> None:
         super().__init__()

@@ -55,7 +55,6 @@ PAIR_DIRECTIONS = ("presented", "both")
 
 
 class PairwiseOrderer(nn.Module):
-    trainable = True
 
     def __init__(
         self,

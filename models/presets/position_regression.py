@@ -34,7 +34,6 @@ from models.search.candidates import mask_scores, order_log_prob, placed_before
 
 
 class PositionRegressor(nn.Module):
-    trainable = True  # trained by the harness like the neural presets
 
     def __init__(self, vocab_size: int, l2: float = 1e-4, pl_scale: float = 1.0) -> None:
         super().__init__()

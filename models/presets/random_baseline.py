@@ -5,7 +5,7 @@ The reference point every ordering table reports (expected Kendall tau 0). Each
 document's permutation comes from a generator seeded by sha256(seed, document id), so
 predictions do not depend on batching or call order. Under the uniform model every
 order has probability 1/n!, so `log_prob` is -log(n!) and `loss` its negation's mean;
-there is nothing to train (`trainable = False`, no parameters).
+there is nothing to train (its kind is `baseline`: no parameters).
 
 With distractors (`dataset.noise`, docs/design.md, section 4) it orders every presented sentence,
 distractors included: it never predicts noise, so its `noise_acc` is the share of
@@ -25,7 +25,6 @@ from models.search.candidates import mask_scores, placed_before, validate_orders
 
 
 class RandomOrderer(nn.Module):
-    trainable = False  # the harness skips optimisation
 
     def __init__(self, seed: int = 0):  # seed of the per-document generators
         super().__init__()
@@ -68,7 +67,7 @@ class RandomOrderer(nn.Module):
 @register_preset(
     "random",
     colour="#9e9e9e",
-    trainable=False,
+    kind="baseline",
     summary=Summary(
         sentences="—",
         paragraph="—",

@@ -126,10 +126,14 @@ def test_a_settings_class_must_be_a_dataclass_taken_through_kwargs(restored_regi
 
 
 def test_registry_entries_build_tiny_models_and_refuse_a_second_function():
-    for name in preset_names(trainable=True):
+    for name in preset_names():
         model = get_preset(name).build(vocab_size=30, **get_preset(name).tiny)
-        assert model.trainable, name
+        learns = any(p.requires_grad for p in model.parameters())
+        assert learns == get_preset(name).trainable, name  # its kind says what it has
     assert set(preset_names(trainable=False)) == {"random", "overlap_chain"}
+    assert (get_preset("random").kind, get_preset("overlap_chain").kind) == ("baseline", "rule")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        register_preset("no_kind", kind="heuristic")(lambda vocab_size: None)
     with pytest.raises(ValueError, match="already registered"):
         register_preset("lstm_ptrnet")(lambda vocab_size: None)
     with pytest.raises(KeyError, match="no preset 'nope'"):
