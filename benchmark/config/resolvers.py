@@ -14,6 +14,13 @@ The noise setting (`dataset.noise`, docs/design.md, section 4; `conf/config.yaml
 
 - `${cache_dir:minilm}`: a folder of the git-ignored data cache (`data/paths.py`).
 
+A preset's settings (`model.net`):
+
+- `${preset_default:}`: the setting whose key holds it at the default the preset (the
+  `_target_` beside it) declares, so that a `*_paper` experiment restores the published
+  values without writing them a second time (`conf/experiment/han_paper.yaml`). Resolving it
+  imports the preset, hence torch: only the configs that use it pay for that.
+
 The run directory (`hydra.run.dir`, `hydra.sweep.subdir`):
 
 - `${config_id:}`: the digest of everything in the config that changes what a run computes
@@ -23,8 +30,9 @@ The run directory (`hydra.run.dir`, `hydra.sweep.subdir`):
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, Node, OmegaConf
 
 from benchmark.config.identity import config_id
 from benchmark.config.run_path import path_problems
@@ -73,6 +81,23 @@ def cache_dir(name: str) -> str:
     return str(CACHE_ROOT / name)
 
 
+def preset_default(*, _node_: Node, _parent_: DictConfig) -> Any:
+    """The default the preset named by `_parent_._target_` declares for the setting the key
+    of `_node_` names (`models.registry.preset_settings`); ValueError naming the key when the
+    preset declares no such setting or no default for it."""
+    from benchmark.config.checks import net_preset  # imports every preset: torch
+    from models.registry import NO_DEFAULT, declared_settings
+
+    key = str(_node_._get_full_key(None))
+    preset = net_preset(_parent_.get("_target_"))
+    settings = declared_settings(preset.build, preset.settings)
+    default = settings.get(str(_node_._key()), (None, NO_DEFAULT))[1]
+    if default is NO_DEFAULT:
+        raise ValueError(f"{key}: ${{preset_default:}} but preset {preset.name!r} declares "
+                         f"no default for {_node_._key()!r} (its declared settings: docs/models.md)")
+    return list(default) if isinstance(default, tuple) else default
+
+
 def run_config_id(*, _root_: DictConfig) -> str:
     """`config_id` of the whole config the interpolation sits in, once the other components
     of the run directory are known to be plain folder names (`run_path.path_problems`)."""
@@ -90,6 +115,7 @@ def register_resolvers() -> None:
         ("noise_label", run_dir_noise_label),
         ("selection_metric", selection_metric),
         ("cache_dir", cache_dir),
+        ("preset_default", preset_default),
         ("config_id", run_config_id),
     ):
         if not OmegaConf.has_resolver(name):

@@ -1,13 +1,17 @@
-"""Shared config defaults are written once: conf/model_base, conf/dataset_base, and the
-per-dataset depth of ATTOrderNet's published settings (Cui et al. 2018)."""
+"""Shared config defaults are written once: conf/model_base, conf/dataset_base, the
+per-dataset depth of ATTOrderNet's published settings (Cui et al. 2018), and a preset's
+published numbers, which the `*_paper` experiments take from the preset
+(`${preset_default:}`, benchmark/config/resolvers.py) instead of writing them again."""
 
 from __future__ import annotations
 
 import pytest
 import yaml
+from omegaconf.errors import InterpolationResolutionError
 from repo_root import ROOT
 
 from benchmark.config.compose import compose_config
+from models.registry import preset_settings
 
 CONF = ROOT / "conf"
 
@@ -50,3 +54,51 @@ def test_every_model_composes_with_the_base_optimiser():
     assert cfg.model.optimizer._target_ == "torch.optim.Adam" and cfg.model.beam_size == 16
     assert cfg.dataset.datamodule.min_freq == 2  # brown's own, over the base's 1
     assert compose_config(["model=random"]).model.optimizer is None
+
+
+def _experiment_nets() -> list[tuple[str, str, dict]]:
+    """(experiment, its preset, the `model.net` it writes) for every conf/experiment file that
+    picks a model (`override /model`) and writes settings of its network (`tiny` resizes any
+    model: its values are its own)."""
+    found = []
+    for path in sorted((CONF / "experiment").glob("*.yaml")):
+        config = yaml.safe_load(path.read_text()) or {}
+        net = (config.get("model") or {}).get("net") or {}
+        if net and "override /model" in str(config.get("defaults")):
+            cfg = compose_config([f"+experiment={path.stem}"])
+            found.append((path.stem, cfg.model.net._target_.rsplit(".", 1)[-1], net))
+    return found
+
+
+def test_no_experiment_writes_a_preset_default_again():
+    """A value an experiment writes under `model.net` is either `${preset_default:}` or one
+    that differs from the preset's declared default (the number lives in the preset once)."""
+    checked = 0
+    for experiment, preset, net in _experiment_nets():
+        defaults = {key: default for key, (_, default) in preset_settings(preset).items()}
+        for key, value in net.items():
+            written = value if not isinstance(value, list) else tuple(value)
+            if isinstance(value, str) and value.startswith("${"):
+                continue
+            assert key not in defaults or written != defaults[key], (
+                f"conf/experiment/{experiment}.yaml: model.net.{key}: {value!r} is the "
+                f"{preset} preset's default: write ${{preset_default:}}"
+            )
+            checked += 1
+    assert checked >= 5  # the ptrnet and berson experiments write values of their own
+
+
+@pytest.mark.parametrize(("experiment", "key", "default"), [
+    ("han_paper", "hidden_dim", 512), ("han_paper", "word_lstm_layers", 2),
+    ("attordernet_paper", "ff_dim", 1024), ("minilm_finetune_gpu", "encoder_lr", 2e-5),
+])  # fmt: skip
+def test_preset_default_takes_the_presets_declared_value(experiment, key, default):
+    net = compose_config([f"+experiment={experiment}"]).model.net
+    preset = net._target_.rsplit(".", 1)[-1]
+    assert net[key] == preset_settings(preset)[key][1] == default
+
+
+def test_preset_default_of_a_setting_the_preset_lacks_names_the_key():
+    cfg = compose_config(["model=han", "+model.net.width=${preset_default:}"])
+    with pytest.raises(InterpolationResolutionError, match=r"model\.net\.width: .*'han'"):
+        _ = cfg.model.net.width
