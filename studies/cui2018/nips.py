@@ -9,6 +9,7 @@ with the presets the paper did not have; what the page holds is said in this stu
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Sequence
@@ -16,9 +17,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import yaml
 
 from benchmark.cli_options import report_error, warnings_printed
 from benchmark.compare import compare_runs
+from benchmark.config.compose import compose_config
 from benchmark.config.identity import changed_keys, identity_config
 from benchmark.records.atomic_io import atomic_write_group
 from benchmark.records.comparability import IncomparableRunsError, require_pairable
@@ -46,25 +49,48 @@ PROFILED = {"attordernet": "attordernet_paper", "attordernet_att": "attordernet_
             "cnn_ptrnet": "cnn_ptrnet_paper", "han": "han_paper"}  # fmt: skip
 LAUNCH_SECONDS, GPU_FLOPS = 10e-6, 20e12
 
-ROWS = (
-    Row("LSTM+PtrNet, batch 16, beam 64", "lstm_ptrnet", "_cui", "lstm_ptrnet"),
-    Row("CNN+PtrNet, batch 16, beam 64", "cnn_ptrnet", "_cui", "cnn_ptrnet"),
-    *(Row(MODELS[p], p, "", p) for p in ("attordernet_att", "attordernet_cnn", "attordernet")),
-    Row("HAN (Wang and Wan 2019)", "han"),
-    Row("MiniLM, top layer fine-tuned", "minilm_finetune"),
-    Row("pairwise + topological sort", "pairwise_tsort"),
-    Row("bag-of-words position (calibration)", "bow_position"),
-    Row("word-overlap chain (calibration, rule)", "overlap_chain"),
-    Row("pretrained paragraph encoder + ListMLE", "paragraph_listmle"),
-    Row("pretrained paragraph encoder + pointer", "paragraph_ptrnet"),
-    Row("pretrained paragraph encoder + topological sort", "paragraph_tsort"),
-)
+SWEEP = Path(__file__).resolve().parent / "conf" / "sweep" / "nips.yaml"  # its rows, in order
+LABELS = {  # an experiment of the sweep -> its row's label (else its preset's name)
+    "lstm_ptrnet_cui": "LSTM+PtrNet, batch 16, beam 64",
+    "cnn_ptrnet_cui": "CNN+PtrNet, batch 16, beam 64",
+    **{f"{preset}_paper": MODELS[preset] for preset in ("attordernet", "attordernet_att",
+                                                         "attordernet_cnn")},
+    "han_paper": "HAN (Wang and Wan 2019)",
+    "preset_minilm_finetune": "MiniLM, top layer fine-tuned",
+    "preset_pairwise_tsort": "pairwise + topological sort",
+    "calibration_bow_position": "bag-of-words position (calibration)",
+    "calibration_overlap_chain": "word-overlap chain (calibration, rule)",
+    "preset_paragraph_listmle": "pretrained paragraph encoder + ListMLE",
+    "preset_paragraph_ptrnet": "pretrained paragraph encoder + pointer",
+    "preset_paragraph_tsort": "pretrained paragraph encoder + topological sort",
+}
+
+
+def sweep_experiments() -> list[str]:
+    """The experiments of the NIPS sweep (`+experiment` of
+    studies/cui2018/conf/sweep/nips.yaml), in order: the one list of the study's models."""
+    params = yaml.safe_load(SWEEP.read_text())["hydra"]["sweeper"]["params"]
+    return [name.strip() for name in str(params["+experiment"]).split(",")]
+
+
+@functools.cache
+def rows() -> tuple[Row, ...]:
+    """One row per experiment of the sweep: its preset and run tag (`variant_tag`) from the
+    composed experiment, set beside the published figure of its preset if Cui et al. 2018
+    report one."""
+    found = []
+    for experiment in sweep_experiments():
+        cfg = compose_config([f"+experiment={experiment}"])
+        preset, tag = str(cfg.model.name), str(cfg.get("variant_tag") or "")
+        paper = preset if preset in MODELS else None
+        found.append(Row(LABELS.get(experiment, preset), preset, tag, paper))
+    return tuple(found)
 
 
 def row_runs(runs: Sequence[Run], variant: str) -> dict[Row, list[Run]]:
     """The finished runs of every row (sorted by seed); a row without runs is absent."""
     found = {}
-    for row in ROWS:
+    for row in rows():
         members = [run for run in runs if run.dataset == DATASET and run.preset == row.preset
                    and run.variant == variant + row.tag]  # fmt: skip
         if members:
@@ -137,7 +163,7 @@ def _cost(runs: Sequence[Run], profile: dict) -> dict:
 
 def build(runs: Sequence[Run], variant: str = VARIANT,
           n_resamples: int = N_RESAMPLES) -> tuple[pd.DataFrame, dict]:
-    """The table (one row per row of `ROWS` with runs) and the paired tests against the
+    """The table (one row per row of `rows()` with runs) and the paired tests against the
     reference row."""
     groups = row_runs(runs, variant)
     records = []
@@ -200,14 +226,14 @@ PLACE_KEYS = ("variant", "variant_tag")
 def ablation_pairs(runs: Sequence[Run], variant: str = VARIANT) -> list[tuple[Run, Run]]:
     """(row run, other run): each NIPS run of a row's preset whose variant is no row's (an
     ablation: one named change, run at the same budget), beside the row's run of its seed."""
-    rows = {(row.preset, variant + row.tag) for row in ROWS}
+    row_keys = {(row.preset, variant + row.tag) for row in rows()}
     base = {(run.preset, run.variant, run.seed): run for run in runs
-            if run.dataset == DATASET and (run.preset, run.variant) in rows}  # fmt: skip
+            if run.dataset == DATASET and (run.preset, run.variant) in row_keys}  # fmt: skip
     pairs = []
     for run in runs:
-        if run.dataset != DATASET or (run.preset, run.variant) in rows:
+        if run.dataset != DATASET or (run.preset, run.variant) in row_keys:
             continue
-        tags = [row.tag for row in ROWS if row.preset == run.preset]
+        tags = [row.tag for row in rows() if row.preset == run.preset]
         match = next((base[key] for tag in tags
                       if (key := (run.preset, variant + tag, run.seed)) in base), None)  # fmt: skip
         if match is not None:
@@ -297,7 +323,7 @@ def markdown(table: pd.DataFrame, tests: dict, variant: str, commits: Sequence[s
         "|---|---:|---|---|---|---|---:|",
     ]
     by_label = {r["row"]: r for _, r in table.iterrows()}
-    for row in ROWS:  # a row without a finished run is listed too, never left out
+    for row in rows():  # a row without a finished run is listed too, never left out
         r = by_label.get(row.label)
         if r is None:
             lines.append(f"| {row.label} | 0 of {MIN_RUNS} | — | — | — | — | — |")

@@ -86,3 +86,18 @@ def test_the_gpu_figure_is_an_estimate_from_the_profile_scaled_to_the_run():
                                         profile))  # fmt: skip
     assert short_commit("9da4f509fa22cc9c2af5aa834a27f77eaf8c6756+dirty") == "9da4f509fa22+dirty"
     assert short_commit("96cf71962150234ea2b911cb9f915a36c3a5d2b7") == "96cf71962150"
+
+
+def test_the_rows_are_the_sweeps_experiments_and_every_label_is_of_one():
+    """The page's rows come from the NIPS sweep's experiment list (written once); a label for
+    an experiment the sweep no longer runs would be stale."""
+    from studies.cui2018.nips import LABELS, rows, sweep_experiments
+
+    experiments = sweep_experiments()
+    assert len(rows()) == len(experiments) == 13
+    assert set(LABELS) <= set(experiments)
+    first = [(r.preset, r.tag) for r in rows()][:2]
+    assert first == [("lstm_ptrnet", "_cui"), ("cnn_ptrnet", "_cui")]
+    assert {r.preset for r in rows() if r.paper} == {
+        "lstm_ptrnet", "cnn_ptrnet", "attordernet", "attordernet_att", "attordernet_cnn",
+    }
