@@ -5,7 +5,7 @@
 Every command takes its arguments in one style, `key=value` (booleans `true|false`), its
 required inputs also as bare words (`orderbench compare RUN_A RUN_B json=true`); `train`
 is Hydra's (`key=value`, `+group=option`, `-m`). The commands are declared in
-`benchmark.cli_parsers` (benchmark/ and models/) and by each study in its package
+`benchmark.cli_commands` (benchmark/ and models/) and by each study in its package
 (`studies/<name>/__init__.py`: `COMMAND`, or `COMMANDS` for several; found by folder, so no
 module names a study).
 A command of two words (`sweep list`, `bench tsort`, `study cui2018`) is one of a group.
@@ -22,8 +22,8 @@ import runpy
 import sys
 from collections.abc import Sequence
 
-from benchmark import cli_parsers
-from benchmark.cli_options import (
+from benchmark import cli_commands
+from benchmark.cli_arguments import (
     EXIT_BAD_INPUT,
     HELP_FLAGS,
     Command,
@@ -48,7 +48,7 @@ def study_commands() -> list[Command]:
 
 def commands() -> dict[str, Command]:
     """Every command by its name after `orderbench`."""
-    return {command.name: command for command in (*cli_parsers.COMMANDS, *study_commands())}
+    return {command.name: command for command in (*cli_commands.COMMANDS, *study_commands())}
 
 
 def usage(table: dict[str, Command]) -> str:
@@ -105,7 +105,7 @@ def run(command: Command, argv: list[str]) -> int:
 def sweep_run(argv: Sequence[str]) -> int:
     """`orderbench sweep run NAME [OVERRIDE ...]`: `orderbench train -m sweep=NAME ...`, once
     the overrides compose (so a bad one is one line, as for the other commands)."""
-    return cli_parsers.SWEEP_RUN.run(argv, _run_sweep)
+    return cli_commands.SWEEP_RUN.run(argv, _run_sweep)
 
 
 def _run_sweep(args: dict) -> int:
@@ -113,8 +113,8 @@ def _run_sweep(args: dict) -> int:
 
     name, overrides = args["sweep"], args["overrides"]
     if problem := unknown_sweep(name, overrides) or override_problem(name, overrides):
-        return report_error(cli_parsers.SWEEP_RUN.prog, problem)
-    return run(cli_parsers.TRAIN, ["-m", f"sweep={args['sweep']}", *args["overrides"]])
+        return report_error(cli_commands.SWEEP_RUN.prog, problem)
+    return run(cli_commands.TRAIN, ["-m", f"sweep={args['sweep']}", *args["overrides"]])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,5 +1,5 @@
 """Compare two runs on the same test documents: `orderbench compare RUN_A RUN_B`
-(`benchmark.cli_parsers.COMPARE`).
+(`benchmark.cli_commands.COMPARE`).
 
 RUN_A and RUN_B are run directories (their `predictions.jsonl`; the run must have
 finished, i.e. have its `metrics.json`) or `predictions.jsonl` files, or row directories
@@ -8,7 +8,7 @@ holding one finished run per seed (`runs/brown/lstm_ptrnet/base/<config id>`, it
 evaluated under different protocols (other test permutations, documents or trivial policy;
 `benchmark.records.comparability`) are refused, naming the difference, and different
 training budgets are said beside the result. A run's record and its `predictions.jsonl` are
-checked against the record's seal first (`benchmark.records.run_predictions.load_run`): a
+checked against the record's seal first (`benchmark.records.verified_predictions.load_run`): a
 figure out of its range or a file changed after the run is refused in one line naming it;
 an unsealed record (written before runs were sealed) is said in a warning. With two
 seeds or more on both sides the comparison is the leaderboard's, counting seed and
@@ -30,8 +30,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark.cli_options import report_error, warnings_printed
-from benchmark.cli_parsers import COMPARE
+from benchmark.cli_arguments import report_error, warnings_printed
+from benchmark.cli_commands import COMPARE
 from benchmark.metrics.corpus import score_records, trivial_policy
 from benchmark.metrics.directions import LOWER, direction
 from benchmark.records.comparability import (
@@ -40,8 +40,8 @@ from benchmark.records.comparability import (
     pooling_differences,
     require_pairable,
 )
-from benchmark.records.run_predictions import RUN_KEYS, load_run
 from benchmark.records.run_record import RECORD_NAME
+from benchmark.records.verified_predictions import RUN_KEYS, load_run
 from benchmark.score import json_safe
 from benchmark.stats.bootstrap import CI_ALPHA
 from benchmark.stats.paired import align_records, paired_test

@@ -1,5 +1,5 @@
 """Dataset card: `orderbench datacard NAME [dataset.path=P] [OVERRIDE ...]`
-(`benchmark.cli_parsers.DATACARD`).
+(`benchmark.cli_commands.DATACARD`).
 
 Prints one JSON object with the columns of the dataset table of Cui et al. (2018),
 "Deep Attentive Sentence Ordering Network": for each split the number of documents, the
@@ -35,8 +35,8 @@ from collections.abc import Sequence
 
 from omegaconf import DictConfig
 
-from benchmark.cli_options import report_error
-from benchmark.cli_parsers import DATACARD, dataset_overrides
+from benchmark.cli_arguments import report_error
+from benchmark.cli_commands import DATACARD, dataset_overrides
 from benchmark.config.compose import COMPOSE_ERRORS, compose_config, compose_error
 from benchmark.run.run_data import build_datamodule
 from data.document import Document

@@ -1,5 +1,5 @@
 """Evaluate a finished run again with its best model: `orderbench evaluate RUN_DIR
-task=order|discrimination [key=value ...]` (`benchmark.cli_parsers.EVALUATE`).
+task=order|discrimination [key=value ...]` (`benchmark.cli_commands.EVALUATE`).
 
 `task=order` decodes the split again from the checkpoint (beam `beam`, default the run's
 test beam) and prints its figures and bootstrap intervals as in `metrics.json`, without
@@ -43,12 +43,12 @@ from pathlib import Path
 
 import torch
 
-from benchmark.cli_options import report_error, warnings_printed
-from benchmark.cli_parsers import EVALUATE
+from benchmark.cli_arguments import report_error, warnings_printed
+from benchmark.cli_commands import EVALUATE
 from benchmark.evaluation.discrimination import discrimination_records
 from benchmark.metrics.corpus import score_records, summarise
-from benchmark.records.prediction_records import records_from_batch, with_meta
-from benchmark.records.predictions import write_predictions
+from benchmark.records.predictions_jsonl import write_predictions
+from benchmark.records.records_from_batches import records_from_batch, with_meta
 from benchmark.records.run_collection import enclosing_run_dir
 from benchmark.records.run_record import write_run_record
 from benchmark.records.seal import is_sealed, reseal

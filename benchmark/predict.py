@@ -1,5 +1,5 @@
 """Order your own sentences with a trained run: `orderbench predict RUN_DIR FILE [beam=K]
-[split=auto|lines|text]` (`benchmark.cli_parsers.PREDICT`).
+[split=auto|lines|text]` (`benchmark.cli_commands.PREDICT`).
 
 `input` is a UTF-8 file (`-` reads standard input) holding either one sentence per line or
 raw text, which is split into sentences offline (`data.sentence_split`). `split=auto`
@@ -27,8 +27,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark.cli_options import UsageError, report_error, warnings_printed
-from benchmark.cli_parsers import PREDICT
+from benchmark.cli_arguments import UsageError, report_error, warnings_printed
+from benchmark.cli_commands import PREDICT
 from benchmark.run.finished_run import RunError, load_finished_run
 from data.sentence_split import split_sentences
 

@@ -1,5 +1,5 @@
 """Fetch and preprocess a dataset into the cache: `orderbench prepare [NAME] [OVERRIDE ...]`
-(`benchmark.cli_parsers.PREPARE`).
+(`benchmark.cli_commands.PREPARE`).
 
 Runs the same data pipeline as training (reader, split, tokenisation, vocabulary, word
 vectors) so that the first training run starts from the cache. With a preset whose frozen
@@ -17,8 +17,8 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from benchmark.cli_options import error_lines, report_error
-from benchmark.cli_parsers import PREPARE, dataset_overrides
+from benchmark.cli_arguments import error_lines, report_error
+from benchmark.cli_commands import PREPARE, dataset_overrides
 from benchmark.config.compose import COMPOSE_ERRORS, compose_config, compose_error
 from benchmark.run.stages import build_datamodule, build_task
 from data.columns import CacheWriteError

@@ -1,4 +1,4 @@
-"""Score a predictions file: `orderbench score FILE` (`benchmark.cli_parsers.SCORE`).
+"""Score a predictions file: `orderbench score FILE` (`benchmark.cli_commands.SCORE`).
 
 Prints the corpus metrics of docs/design.md, section 4 as one JSON object on stdout: the keys of
 a split in `metrics.json` (`tau`, `acc`, `pmr`, `head`, `tail`, `lcs`, `coherence_L`,
@@ -21,13 +21,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark.cli_options import report_error, warnings_printed
-from benchmark.cli_parsers import SCORE
+from benchmark.cli_arguments import report_error, warnings_printed
+from benchmark.cli_commands import SCORE
 from benchmark.metrics.breakdowns import breakdowns
 from benchmark.metrics.corpus import score_records, summarise
 from benchmark.records.json_values import json_safe
-from benchmark.records.predictions import Prediction, read_predictions
-from benchmark.records.run_predictions import run_record_of
+from benchmark.records.predictions_jsonl import Prediction, read_predictions
+from benchmark.records.verified_predictions import run_record_of
 from benchmark.stats.bootstrap import CI_ALPHA, bootstrap_metrics
 
 

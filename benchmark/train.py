@@ -34,7 +34,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
-from benchmark.cli_options import error_lines
+from benchmark.cli_arguments import error_lines
 from benchmark.config.checks import ConfigError, check_config, searchpath_overrides
 from benchmark.config.prelaunch import (
     UnwritableRunsError,

@@ -19,7 +19,7 @@ padded by repeating it from the start to a multiple of ``num_replicas``, and pro
 ``rank`` takes every ``num_replicas``-th batch from position ``rank``. All processes get
 the same number of batches; over all processes every document appears at least once, and a
 repeated document is de-duplicated by id when predictions are gathered
-(``benchmark.records.prediction_records.gather_records``).
+(``benchmark.records.records_from_batches.gather_records``).
 """
 
 from __future__ import annotations

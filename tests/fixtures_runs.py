@@ -23,7 +23,7 @@ from pathlib import Path
 
 from benchmark.metrics.breakdowns import breakdowns
 from benchmark.metrics.corpus import corpus_metrics
-from benchmark.records.predictions import write_predictions
+from benchmark.records.predictions_jsonl import write_predictions
 from benchmark.records.run_record import RECORD_NAME, write_run_record
 from benchmark.records.seal import SEAL_KEY, seal
 from benchmark.stats.bootstrap import bootstrap_summary

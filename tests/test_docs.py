@@ -388,7 +388,7 @@ def test_every_documented_command_is_written_in_its_keys():
     """A documented call of a command names only its keys, in the one style (`key=value`,
     the inputs bare); placeholders (RUN_A, FILE, `$RUN`) stand for values."""
     from benchmark.cli import commands
-    from benchmark.cli_options import UsageError
+    from benchmark.cli_arguments import UsageError
 
     table = commands()
     wrong = []

@@ -1,7 +1,7 @@
 """benchmark/'s rooms depend one way (docs/architecture.md): metrics <- records <- stats <-
 config <- evaluation <- training <- run <- sweep, report, bench; no room imports the
-command-line tools at benchmark/'s top, only their helpers: cli_options (the key=value
-parser) and cli_parsers (the commands' declarations)."""
+command-line tools at benchmark/'s top, only their helpers: cli_arguments (the key=value
+parser) and cli_commands (the commands' declarations)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ BENCHMARK = ROOT / "benchmark"
 FLOORS = ("metrics", "records", "stats", "config", "evaluation", "training", "run")
 ALLOWED = {
     **{room: set(FLOORS[:floor]) for floor, room in enumerate(FLOORS)},
-    "sweep": {*FLOORS, "cli_options", "cli_parsers"},
-    "report": {*FLOORS, "cli_options", "cli_parsers"},
-    "bench": {*FLOORS, "cli_options", "cli_parsers"},
+    "sweep": {*FLOORS, "cli_arguments", "cli_commands"},
+    "report": {*FLOORS, "cli_arguments", "cli_commands"},
+    "bench": {*FLOORS, "cli_arguments", "cli_commands"},
 }
 
 

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmark.cli_parsers import BENCH_CLI
+from benchmark.cli_commands import BENCH_CLI
 from benchmark.config.config_folders import SOURCE_ROOT as ROOT  # the repository
 
 SENTENCES = ("He opened the door.", "The room was dark.", "He switched on the light.",

@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmark.bench.kit import DATASETS, GLOVE, PAPER_RUN, WHEELS, KitError, read_manifest
-from benchmark.cli_options import error_lines
-from benchmark.cli_parsers import BENCH_GPU_CHECK
+from benchmark.cli_arguments import error_lines
+from benchmark.cli_commands import BENCH_GPU_CHECK
 from benchmark.config.config_folders import SOURCE_ROOT as ROOT  # the repository
 
 CPU_RUNS = ROOT / "results/reproduction_nips.csv"  # the CPU runs of the NIPS sweep

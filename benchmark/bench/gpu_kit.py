@@ -46,8 +46,8 @@ from benchmark.bench.kit import (
     file_entry,
 )
 from benchmark.bench.nips_like import SPLIT_SIZES, VOCABULARY, nips_like_documents
-from benchmark.cli_options import error_lines
-from benchmark.cli_parsers import BENCH_GPU_KIT
+from benchmark.cli_arguments import error_lines
+from benchmark.cli_commands import BENCH_GPU_KIT
 from benchmark.config.config_folders import SOURCE_ROOT as ROOT  # the repository
 from benchmark.records.run_record import git_commit
 

@@ -1,5 +1,5 @@
 """Where the training time of the paper-size presets goes: `orderbench bench profile
-[key=value ...]` (`benchmark.cli_parsers.BENCH_PROFILE`).
+[key=value ...]` (`benchmark.cli_commands.BENCH_PROFILE`).
 
 For each experiment (`conf/experiment/<name>.yaml`, the published settings) on NIPS-like
 documents (`benchmark.bench.nips_like`; or a JSONL directory, `path=`), one thread: one
@@ -48,8 +48,8 @@ from benchmark.bench.parts import (
     staged_step,
 )
 from benchmark.bench.timing import autocast
-from benchmark.cli_options import UsageError
-from benchmark.cli_parsers import BENCH_PROFILE
+from benchmark.cli_arguments import UsageError
+from benchmark.cli_commands import BENCH_PROFILE
 from benchmark.config.compose import compose_config
 from benchmark.config.config_folders import group_files
 from benchmark.records.atomic_io import atomic_write_text

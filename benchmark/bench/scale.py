@@ -45,8 +45,8 @@ from benchmark.bench.abstracts_like import write_abstracts_like
 from benchmark.bench.machine import load_average
 from benchmark.bench.table import markdown_table
 from benchmark.bench.throughput_probe import PROBE_COMMAND
-from benchmark.cli_options import UsageError
-from benchmark.cli_parsers import BENCH_SCALE
+from benchmark.cli_arguments import UsageError
+from benchmark.cli_commands import BENCH_SCALE
 from benchmark.config.config_folders import SOURCE_ROOT as ROOT  # the repository
 
 PROBE = Path(__file__).with_name("throughput_probe.py")

@@ -1,5 +1,5 @@
 """Measured throughput of the model presets: `orderbench bench [key=value ...]`
-(`benchmark.cli_parsers.BENCH`).
+(`benchmark.cli_commands.BENCH`).
 
 For each preset at the sizes `orderbench train` uses (conf/model/*.yaml), on one
 device: training throughput on the real data path (documents and tokens per second, the
@@ -40,8 +40,8 @@ from benchmark.bench.paper import compare_paths, paper_table
 from benchmark.bench.preset import Settings, bench_preset, preset_overrides
 from benchmark.bench.table import reference_table, scaling_table, throughput_table
 from benchmark.bench.tsort import tsort_table, tsort_timings
-from benchmark.cli_options import UsageError, unknown_key
-from benchmark.cli_parsers import BENCH, FULL, QUICK
+from benchmark.cli_arguments import UsageError, unknown_key
+from benchmark.cli_commands import BENCH, FULL, QUICK
 from benchmark.config.compose import COMPOSE_ERRORS, compose_config, compose_error
 from benchmark.config.config_folders import group_files
 from benchmark.records.atomic_io import atomic_write_text

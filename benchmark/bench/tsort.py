@@ -9,7 +9,7 @@ trained-looking classifier (P from the gap between gold positions, 10% of the pa
 flipped, so a few cycles) and `random` (a uniform random tournament: cycles everywhere,
 the worst case of the dfs rule). Times are medians over repeats, in milliseconds per
 document, single-threaded Python + NumPy; no figure is checked against a bound.
-`orderbench bench tsort` prints the table (`benchmark.cli_parsers.BENCH_TSORT`);
+`orderbench bench tsort` prints the table (`benchmark.cli_commands.BENCH_TSORT`);
 `orderbench bench` adds it to its record when a pairwise preset is benched.
 """
 
@@ -22,8 +22,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from benchmark.bench.table import markdown_table
-from benchmark.cli_options import UsageError
-from benchmark.cli_parsers import BENCH_TSORT
+from benchmark.cli_arguments import UsageError
+from benchmark.cli_commands import BENCH_TSORT
 from models.search.topological_sort import (
     constraint_edges,
     remove_back_edges,

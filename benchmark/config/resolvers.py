@@ -93,8 +93,10 @@ def preset_default(*, _node_: Node, _parent_: DictConfig) -> Any:
     settings = declared_settings(preset.build, preset.settings)
     default = settings.get(str(_node_._key()), (None, NO_DEFAULT))[1]
     if default is NO_DEFAULT:
-        raise ValueError(f"{key}: ${{preset_default:}} but preset {preset.name!r} declares "
-                         f"no default for {_node_._key()!r} (its declared settings: docs/models.md)")
+        raise ValueError(
+            f"{key}: ${{preset_default:}} but preset {preset.name!r} declares no default for "
+            f"{_node_._key()!r} (its declared settings: docs/models.md)"
+        )
     return list(default) if isinstance(default, tuple) else default
 
 

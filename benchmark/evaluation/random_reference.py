@@ -14,7 +14,7 @@ from __future__ import annotations
 from torch.utils.data import DataLoader
 
 from benchmark.metrics.corpus import score_records, summarise
-from benchmark.records.prediction_records import records_from_batch
+from benchmark.records.records_from_batches import records_from_batch
 from benchmark.stats.bootstrap import bootstrap_summary
 from data.collate import collate
 from data.sampler import BucketBatchSampler

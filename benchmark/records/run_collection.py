@@ -32,7 +32,7 @@ from benchmark.metrics.corpus import TRIVIAL_COUNTED_PERFECT
 from benchmark.metrics.discrimination import COUNTS as DISCRIMINATION_COUNTS
 from benchmark.metrics.registry import ORDER_METRICS
 from benchmark.records.comparability import pooling_differences
-from benchmark.records.predictions import read_predictions
+from benchmark.records.predictions_jsonl import read_predictions
 from benchmark.records.run_record import PREDICTIONS_NAME, RECORD_NAME, read_run_record
 from benchmark.records.seal import UnsealedRecordWarning, UntrustedRecordError, verify
 

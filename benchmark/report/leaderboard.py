@@ -1,5 +1,5 @@
 """Turn run records into the leaderboard: `orderbench leaderboard [runs=runs] [out=DIR]
-[wandb=true]` (`benchmark.cli_parsers.LEADERBOARD`).
+[wandb=true]` (`benchmark.cli_commands.LEADERBOARD`).
 
 Reads every finished run under the runs directory (`benchmark.records.run_collection`:
 unfinished runs, malformed records and records that cannot be trusted (a figure out of its
@@ -57,9 +57,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from benchmark import cli_parsers
-from benchmark.cli_options import EXIT_BAD_INPUT, report_error, warnings_printed
-from benchmark.cli_parsers import LEADERBOARD
+from benchmark import cli_commands
+from benchmark.cli_arguments import EXIT_BAD_INPUT, report_error, warnings_printed
+from benchmark.cli_commands import LEADERBOARD
 from benchmark.metrics.corpus import HEADLINE_ACCURACY
 from benchmark.metrics.directions import HIGHER, direction, is_better, metric_range
 from benchmark.records.atomic_io import ForeignFilesError, atomic_write_text, replace_folder
@@ -85,7 +85,7 @@ MAIN_METRICS = ("tau", "pmr", HEADLINE_ACCURACY)
 RANK_METRIC = "tau"
 CSV_NAME = "leaderboard.csv"
 MARKDOWN_NAME = "leaderboard.md"
-PAIRED_RESAMPLES = cli_parsers.PAIRED_RESAMPLES
+PAIRED_RESAMPLES = cli_commands.PAIRED_RESAMPLES
 COUNTS = ("n_docs", "n_params")  # whole numbers, averaged over seeds
 UNRECORDED = "unrecorded"  # a run record older than the field
 
@@ -409,7 +409,7 @@ def _write_leaderboard(args: dict) -> int:
         print(f"{prog}: error: no finished run under {runs_dir}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        paths = write_leaderboard(table, cli_parsers.report_dir(runs_dir, out))
+        paths = write_leaderboard(table, cli_commands.report_dir(runs_dir, out))
     except (ForeignFilesError, OSError) as error:  # a read-only or foreign folder
         return report_error(prog, error)
     if args["wandb"]:

@@ -1,5 +1,5 @@
 """Draw the result plots: `orderbench plots [runs=runs] [out=DIR] [wandb=true]`
-(`benchmark.cli_parsers.PLOTS`).
+(`benchmark.cli_commands.PLOTS`).
 
 From the finished runs (`benchmark.records.run_collection`), per dataset, PNG files in the
 output folder (`out`, else `<runs>/reports/plots/`: the committed `results/plots/` is
@@ -40,9 +40,9 @@ from typing import NamedTuple
 import numpy as np
 from matplotlib.figure import Figure
 
-from benchmark import cli_parsers
-from benchmark.cli_options import EXIT_BAD_INPUT, report_error, warnings_printed
-from benchmark.cli_parsers import PLOTS
+from benchmark import cli_commands
+from benchmark.cli_arguments import EXIT_BAD_INPUT, report_error, warnings_printed
+from benchmark.cli_commands import PLOTS
 from benchmark.metrics.breakdowns import LENGTH_LABELS, breakdowns, length_bucket, meta_value
 from benchmark.metrics.breakdowns import MISSING as MISSING_META
 from benchmark.records.atomic_io import ForeignFilesError, replace_folder
@@ -416,7 +416,7 @@ def _write_plots(args: dict) -> int:
     if not runs:
         print(f"{prog}: error: no finished run under {runs_dir}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    target = cli_parsers.report_dir(runs_dir, out, "plots")
+    target = cli_commands.report_dir(runs_dir, out, "plots")
     drawn: dict[str, Path] = {}
     notes: list[str] = []
 

@@ -30,8 +30,8 @@ from benchmark.evaluation.random_reference import random_baseline
 from benchmark.metrics.breakdowns import breakdowns
 from benchmark.metrics.corpus import HEADLINE_ACCURACY
 from benchmark.records.atomic_io import atomic_write_text
-from benchmark.records.prediction_records import gather_records, with_meta
-from benchmark.records.predictions import write_predictions
+from benchmark.records.predictions_jsonl import write_predictions
+from benchmark.records.records_from_batches import gather_records, with_meta
 from benchmark.records.run_record import (
     PREDICTIONS_NAME,
     VOCAB_NAME,

@@ -96,7 +96,7 @@ def seeded_row(run_records: Sequence[list[dict]], include_trivial: bool = False)
 def load_row(runs: Sequence[Run]) -> SeededRow:
     """The row of `runs` (one per seed), read from their `predictions.jsonl`; scored under
     the first run's trivial policy. Raises `PairingError` or the errors of
-    `benchmark.records.predictions.read_predictions`."""
+    `benchmark.records.predictions_jsonl.read_predictions`."""
     return seeded_row([run.predictions() for run in runs], runs[0].include_trivial)
 
 

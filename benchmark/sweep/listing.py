@@ -1,5 +1,5 @@
 """Dry listing of a sweep: `orderbench sweep list NAME [OVERRIDE ...]`
-(`benchmark.cli_parsers.SWEEP_LIST`).
+(`benchmark.cli_commands.SWEEP_LIST`).
 
 Prints every job that `orderbench sweep run NAME [OVERRIDE ...]` would
 launch, with what it would do in its run directory (`benchmark.run.plan`): `train`,
@@ -18,8 +18,8 @@ from hydra import initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 from hydra.types import RunMode
 
-from benchmark.cli_options import UsageError, report_error
-from benchmark.cli_parsers import SWEEP_LIST
+from benchmark.cli_arguments import UsageError, report_error
+from benchmark.cli_commands import SWEEP_LIST
 from benchmark.config.compose import COMPOSE_ERRORS, CONF_DIR, compose_error
 from benchmark.config.config_folders import group_files
 from benchmark.config.resolvers import register_resolvers

@@ -18,8 +18,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmark.cli_options import report_error
-from benchmark.cli_parsers import SWEEP_SUMMARY
+from benchmark.cli_arguments import report_error
+from benchmark.cli_commands import SWEEP_SUMMARY
 from benchmark.records.failure import FAILURE_NAME, read_failure, was_interrupted
 from benchmark.records.run_collection import record_problem
 from benchmark.records.run_record import RECORD_NAME, read_run_record

@@ -32,7 +32,7 @@ from torch import nn
 from benchmark.config.resolvers import VALID_PREFIX
 from benchmark.evaluation.test_shuffles import best_pass, reshuffle, shuffle_permutations
 from benchmark.metrics.corpus import metric_means, score_records, summarise
-from benchmark.records.prediction_records import gather_records, records_from_batch
+from benchmark.records.records_from_batches import gather_records, records_from_batch
 from benchmark.training.compiled_optimizer import compile_update
 from benchmark.training.cuda_graphs import CapturedLoss
 from benchmark.training.optimisation import (

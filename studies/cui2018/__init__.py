@@ -6,7 +6,7 @@ it), `NIPS_COMMAND` `orderbench study cui2018-nips` (`studies.cui2018.nips.main`
 both. Standard library only, so their `--help` loads nothing.
 """
 
-from benchmark.cli_options import Command, Key
+from benchmark.cli_arguments import Command, Key
 
 COMMAND = Command(
     "study cui2018",

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from benchmark.cli_options import report_error, warnings_printed
+from benchmark.cli_arguments import report_error, warnings_printed
 from benchmark.compare import compare_runs
 from benchmark.config.compose import compose_config
 from benchmark.config.identity import changed_keys, identity_config

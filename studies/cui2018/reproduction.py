@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from benchmark.cli_options import report_error, warnings_printed
+from benchmark.cli_arguments import report_error, warnings_printed
 from benchmark.metrics.directions import metric_range
 from benchmark.records.run_collection import Run, collect_runs, group_runs
 from benchmark.report.cross_validation import (

@@ -4,7 +4,7 @@
 `--help` loads nothing); `studies.selection_noise.selection_noise.main` runs it.
 """
 
-from benchmark.cli_options import Command, Key
+from benchmark.cli_arguments import Command, Key
 
 COMMAND = Command(
     "study selection-noise",

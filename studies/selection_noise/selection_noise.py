@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchmark.cli_options import UsageError, report_error, warnings_printed
+from benchmark.cli_arguments import UsageError, report_error, warnings_printed
 from benchmark.records.run_collection import Run, collect_runs, group_runs
 from benchmark.records.training_log import log_is_zero_based
 from studies.selection_noise import COMMAND

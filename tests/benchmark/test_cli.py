@@ -1,5 +1,5 @@
 """The `orderbench` command (benchmark/cli.py): every command in one argument style
-(`key=value`, required inputs also as bare words; benchmark/cli_options.py), --help on each
+(`key=value`, required inputs also as bare words; benchmark/cli_arguments.py), --help on each
 without loading any tool, bad keys and old `--flags` refused in one line, and every entry
 point of benchmark/, studies/ and models/ reachable from it."""
 
@@ -16,9 +16,9 @@ import warnings
 import pytest
 from repo_root import ROOT
 
-from benchmark import cli_parsers
+from benchmark import cli_commands
 from benchmark.cli import commands, main
-from benchmark.cli_options import Command, Key, UsageError, warnings_printed
+from benchmark.cli_arguments import Command, Key, UsageError, warnings_printed
 
 TABLE = commands()
 LIGHT = ("score", "predict", "leaderboard", "compare")
@@ -66,7 +66,7 @@ def test_every_command_has_help_in_one_style(words, capsys):
 
 
 def test_help_loads_no_command_module_nor_heavy_library():
-    """--help is answered from the declarations (benchmark.cli_parsers, the studies'
+    """--help is answered from the declarations (benchmark.cli_commands, the studies'
     packages), the tools' sources and conf/: none of the libraries that take seconds to
     load is imported, nor any tool."""
     calls = "".join(
@@ -137,7 +137,7 @@ def test_every_entry_point_is_reachable_from_orderbench(module):
     targets = {command.target.split(":")[0] for command in TABLE.values()}
     assert module == "benchmark.cli" or module in targets, (
         f"{module} has a main but no `orderbench` command runs it: declare one "
-        "(benchmark/cli_parsers.py, or COMMAND(S) in the study's package)"
+        "(benchmark/cli_commands.py, or COMMAND(S) in the study's package)"
     )
 
 
@@ -217,23 +217,23 @@ def test_old_flags_are_refused_naming_the_new_key(argv, hint, capsys):
 
 
 def test_required_inputs_are_bare_words_or_keys():
-    compare = cli_parsers.COMPARE
+    compare = cli_commands.COMPARE
     assert compare.parse(["a", "b"]) == compare.parse(["run_a=a", "run_b=b"])
     assert compare.parse(["run_a=a", "b"])["run_b"] == "b"  # the next input not given
     assert compare.parse(["a", "b", "json=true", "resamples=5"]) == {
         "run_a": "a", "run_b": "b", "include_trivial": False, "resamples": 5, "seed": 0,
         "json": True,
     }  # fmt: skip
-    assert cli_parsers.PREDICT.parse(["run", "-"])["input"] == "-"  # standard input
-    assert cli_parsers.COMPARE.parse(["runs/a=1", "b"])["run_a"] == "runs/a=1"  # a path
+    assert cli_commands.PREDICT.parse(["run", "-"])["input"] == "-"  # standard input
+    assert cli_commands.COMPARE.parse(["runs/a=1", "b"])["run_a"] == "runs/a=1"  # a path
 
 
 def test_overrides_pass_on_with_the_declared_keys_apart():
-    args = cli_parsers.DATACARD.parse(["nips", "dataset.path=/d", "+x.y=1", "~model.embeddings"])
+    args = cli_commands.DATACARD.parse(["nips", "dataset.path=/d", "+x.y=1", "~model.embeddings"])
     assert args == {"dataset": "nips", "overrides": ["dataset.path=/d", "+x.y=1",
                                                      "~model.embeddings"]}  # fmt: skip
-    assert cli_parsers.dataset_overrides(args)[0] == "dataset=nips"
-    run = cli_parsers.SWEEP_RUN.parse(["smoke", "trainer=cpu", "--cfg", "job"])
+    assert cli_commands.dataset_overrides(args)[0] == "dataset=nips"
+    run = cli_commands.SWEEP_RUN.parse(["smoke", "trainer=cpu", "--cfg", "job"])
     assert run == {"sweep": "smoke", "overrides": ["trainer=cpu", "--cfg", "job"]}
 
 
@@ -263,15 +263,15 @@ def test_the_declared_defaults_are_the_library_s_own():
     from studies.cui2018.nips import VARIANT as NIPS_VARIANT
     from studies.cui2018.reproduction import ABLATION_REFERENCE, VARIANT
 
-    assert cli_parsers.EVALUATE.key("max_permutations").default == MAX_PERMUTATIONS
-    assert cli_parsers.SPLITS == EVAL_SPLITS and cli_parsers.PRECISIONS == PRECISIONS
-    assert cli_parsers.BENCH_TSORT.key("lengths").default == ",".join(map(str, LENGTHS))
-    assert cli_parsers.PARAMS.key("vocab_size").default == VOCAB_SIZE
+    assert cli_commands.EVALUATE.key("max_permutations").default == MAX_PERMUTATIONS
+    assert cli_commands.SPLITS == EVAL_SPLITS and cli_commands.PRECISIONS == PRECISIONS
+    assert cli_commands.BENCH_TSORT.key("lengths").default == ",".join(map(str, LENGTHS))
+    assert cli_commands.PARAMS.key("vocab_size").default == VOCAB_SIZE
     assert CUI2018.key("variant").default == VARIANT
     assert CUI2018.key("ablation_reference").default == ABLATION_REFERENCE
     assert NIPS_COMMAND.key("variant").default == NIPS_VARIANT
     experiments = {path.stem for path in (ROOT / "conf" / "experiment").glob("*.yaml")}
-    assert set(cli_parsers.PAPER_EXPERIMENTS) <= experiments
+    assert set(cli_commands.PAPER_EXPERIMENTS) <= experiments
 
 
 def test_light_commands_import_no_lightning():

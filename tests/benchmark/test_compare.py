@@ -17,7 +17,7 @@ from scipy.stats import wilcoxon
 
 from benchmark.compare import DOCUMENTS_ONLY, SEEDS_AND_DOCUMENTS, compare_runs, main
 from benchmark.metrics.corpus import score_documents, score_records
-from benchmark.records.predictions import write_predictions
+from benchmark.records.predictions_jsonl import write_predictions
 from benchmark.records.run_record import PREDICTIONS_NAME
 from benchmark.score import score_file
 from benchmark.stats.bootstrap import bootstrap_ci

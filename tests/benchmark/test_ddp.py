@@ -11,7 +11,7 @@ import pytest
 from fixtures_sweep import TINY_LSTM, run_dir_of, run_train
 
 from benchmark.metrics.discrimination import FIGURES as DISC_FIGURES
-from benchmark.records.predictions import read_predictions
+from benchmark.records.predictions_jsonl import read_predictions
 from benchmark.score import score_file
 
 

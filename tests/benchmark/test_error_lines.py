@@ -527,7 +527,7 @@ def test_a_full_disk_after_test_names_the_file_and_a_relaunch_only_tests(tmp_pat
 
     from fixtures_sweep import ROOT, TINY_LSTM, cli_env, run_dir_for
 
-    full = ("import errno, runpy, sys; import benchmark.records.predictions as p\n"
+    full = ("import errno, runpy, sys; import benchmark.records.predictions_jsonl as p\n"
             "def full(path, text):\n"
             "    raise OSError(errno.ENOSPC, 'No space left on device')\n"
             "from benchmark.records.atomic_io import atomic_write_bytes\n"

@@ -11,7 +11,7 @@ import pytest
 from repo_root import ROOT
 
 from benchmark.metrics.corpus import corpus_metrics
-from benchmark.records.predictions import write_predictions
+from benchmark.records.predictions_jsonl import write_predictions
 from benchmark.score import score_file
 
 REPO = ROOT

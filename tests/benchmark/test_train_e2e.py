@@ -13,7 +13,7 @@ from fixtures_train import run_cli, train
 
 from benchmark.evaluate import evaluate_order
 from benchmark.metrics.discrimination import FIGURES as DISC_FIGURES
-from benchmark.records.predictions import read_predictions
+from benchmark.records.predictions_jsonl import read_predictions
 from benchmark.run.finished_run import load_finished_run
 from benchmark.score import score_file
 

@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pytest
 
-from benchmark.records.predictions import (
+from benchmark.records.predictions_jsonl import (
     Prediction,
     PredictionsError,
     read_predictions,

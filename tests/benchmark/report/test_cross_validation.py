@@ -14,7 +14,7 @@ from fixtures_runs import edit_record, write_run
 
 from benchmark.metrics.corpus import score_records
 from benchmark.metrics.directions import metric_range
-from benchmark.records.predictions import read_predictions
+from benchmark.records.predictions_jsonl import read_predictions
 from benchmark.records.run_collection import collect_runs
 from benchmark.report.cross_validation import (
     PoolingError,

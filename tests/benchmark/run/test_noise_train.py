@@ -14,8 +14,8 @@ from fixtures_train import run_cli, train
 
 from benchmark.config.compose import compose_config
 from benchmark.config.identity import comparable_config, config_differences
-from benchmark.records.prediction_records import records_from_batch
-from benchmark.records.predictions import read_predictions
+from benchmark.records.predictions_jsonl import read_predictions
+from benchmark.records.records_from_batches import records_from_batch
 from benchmark.run.finished_run import load_finished_run
 from benchmark.score import score_file
 from models.noise.noise_wrapper import NoiseWrapper

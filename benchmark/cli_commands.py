@@ -1,5 +1,5 @@
 """The declarations of the `orderbench` commands of benchmark/ and models/: each command's
-keys, their defaults and one-line help (`benchmark.cli_options.Command`), from which its
+keys, their defaults and one-line help (`benchmark.cli_arguments.Command`), from which its
 usage line, its `--help` and its parser come.
 
 They live apart from the tools, and import nothing but the standard library, so that
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmark.cli_options import Command, Key
+from benchmark.cli_arguments import Command, Key
 
 PAIRED_RESAMPLES = 10_000  # resamples of the paired tests (compare, leaderboard)
 REPORTS_DIR = "reports"  # the reports' default folder, inside the runs folder

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from benchmark.records.predictions import read_predictions
+from benchmark.records.predictions_jsonl import read_predictions
 from benchmark.records.run_record import PREDICTIONS_NAME, RECORD_NAME, read_run_record
 from benchmark.records.seal import read_verified_record
 
