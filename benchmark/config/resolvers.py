@@ -32,12 +32,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from hydra.utils import get_object
 from omegaconf import DictConfig, Node, OmegaConf
 
 from benchmark.config.identity import config_id
 from benchmark.config.run_path import path_problems
 from data.noise import has_noise, noise_label
 from data.paths import CACHE_ROOT
+from models.registry import NO_DEFAULT, preset_of, preset_settings
 
 GPU_ACCELERATORS = ("gpu", "cuda")
 VALID_PREFIX = "val"  # the valid split's logged figures: `val/tau` (docs/design.md, section 7)
@@ -84,18 +86,17 @@ def cache_dir(name: str) -> str:
 def preset_default(*, _node_: Node, _parent_: DictConfig) -> Any:
     """The default the preset named by `_parent_._target_` declares for the setting the key
     of `_node_` names (`models.registry.preset_settings`); ValueError naming the key when the
-    preset declares no such setting or no default for it."""
-    from benchmark.config.checks import net_preset  # imports every preset: torch
-    from models.registry import NO_DEFAULT, declared_settings
-
-    key = str(_node_._get_full_key(None))
-    preset = net_preset(_parent_.get("_target_"))
-    settings = declared_settings(preset.build, preset.settings)
-    default = settings.get(str(_node_._key()), (None, NO_DEFAULT))[1]
+    target is no registered preset or declares no default for that setting."""
+    key, setting, target = _node_._get_full_key(None), str(_node_._key()), _parent_.get("_target_")
+    preset = preset_of(get_object(target)) if isinstance(target, str) else None  # imports it
+    if preset is None:
+        raise ValueError(f"{key}: ${{preset_default:}} needs a registered preset beside it "
+                         f"(_target_), got {target!r}")
+    default = preset_settings(preset.name).get(setting, (None, NO_DEFAULT))[1]
     if default is NO_DEFAULT:
         raise ValueError(
             f"{key}: ${{preset_default:}} but preset {preset.name!r} declares no default for "
-            f"{_node_._key()!r} (its declared settings: docs/models.md)"
+            f"{setting!r} (its declared settings: docs/models.md)"
         )
     return list(default) if isinstance(default, tuple) else default
 
