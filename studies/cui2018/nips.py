@@ -44,6 +44,9 @@ CSV_NAME, MARKDOWN_NAME = "reproduction_nips.csv", "reproduction_nips.md"
 # FLOPs at GPU_FLOPS (30% of an H100's float32 peak), from the reference paths' profile on
 # NIPS-like batches (`orderbench bench profile`; a GPU takes the reference paths).
 PROFILE = Path(__file__).resolve().parents[2] / "results/bench/profile-cpu-flops-reference.json"
+# the pretrained paragraph encoders' counted FLOPs on NIPS training batches, MiniLM's and a
+# BERT-base shape's (`python scripts/estimate_paragraph_gpu.py`)
+PARAGRAPH_ESTIMATE = PROFILE.parent / "paragraph-gpu-estimate.json"
 PROFILED = {"attordernet": "attordernet_paper", "attordernet_att": "attordernet_att_paper",
             "attordernet_cnn": "attordernet_cnn_paper", "lstm_ptrnet": "lstm_ptrnet_paper",
             "cnn_ptrnet": "cnn_ptrnet_paper", "han": "han_paper"}  # fmt: skip
@@ -111,21 +114,42 @@ def _every_epoch_counted(cost: dict | None, epochs: int | None) -> bool:
 
 def gpu_training_seconds(run: Run, profile: dict) -> float:
     """An estimate, not a measurement: the run's optimiser steps on one GPU (training only,
-    no validation or test decoding), from the profile of its preset's paper-size experiment,
-    its FLOPs per step scaled to the run's batch size; NaN for a preset not profiled."""
-    experiment = profile.get("experiments", {}).get(PROFILED.get(run.preset, ""))
+    no validation or test decoding), from the profile of its preset's paper-size experiment
+    (or, for a pretrained paragraph encoder, the count of its own encoder's steps), its FLOPs
+    per step scaled to the run's batch size; NaN for a preset not profiled."""
     steps = run.record.get("steps")
-    if experiment is None or not steps:
+    experiment = profile.get("experiments", {}).get(PROFILED.get(run.preset, ""))
+    if experiment is not None:
+        per_step = experiment["flops_per_step"]
+        ops, per_doc = per_step["aten_ops"], per_step["total"] / per_step["docs_per_step"]
+    elif (counted := _counted_encoder(run, profile)) is not None:
+        ops, per_doc = counted["aten_ops_per_step"], counted["train_flops_per_doc"]
+    else:
         return math.nan
-    per_step = experiment["flops_per_step"]
-    batch = run.record["config"]["model"]["batch_size"]
-    flops = per_step["total"] * batch / per_step["docs_per_step"]
-    return steps * (per_step["aten_ops"] * LAUNCH_SECONDS + flops / GPU_FLOPS)
+    if not steps:
+        return math.nan
+    flops = per_doc * run.record["config"]["model"]["batch_size"]
+    return steps * (ops * LAUNCH_SECONDS + flops / GPU_FLOPS)
 
 
-def load_profile(path: Path = PROFILE) -> dict:
-    """The committed profile (`results/bench`), or {} where it is absent."""
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+def _counted_encoder(run: Run, profile: dict) -> dict | None:
+    """The paragraph estimate's entry of the run's preset with the run's encoder, if any."""
+    encoder = run.record.get("config", {}).get("model", {}).get("net", {}).get("encoder")
+    for entry in profile.get("paragraph", {}).get("encoders", []):
+        if entry.get("preset") == run.preset and (
+            entry["encoder"] == encoder or (encoder is None and "bundled" in entry["encoder"])
+        ):
+            return entry
+    return None
+
+
+def load_profile(path: Path = PROFILE, paragraph: Path = PARAGRAPH_ESTIMATE) -> dict:
+    """The committed profile (`results/bench`), or {} where it is absent, with the paragraph
+    encoders' estimate under `paragraph` where that is committed."""
+    profile = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    if paragraph.is_file():
+        profile["paragraph"] = json.loads(paragraph.read_text(encoding="utf-8"))
+    return profile
 
 
 def _cost(runs: Sequence[Run], profile: dict) -> dict:
@@ -372,6 +396,24 @@ def short_commit(commit: str) -> str:
     return head[:12] + plus + mark
 
 
+def bert_base_lines(profile: dict) -> list[str]:
+    """What the paragraph estimate says of a BERT-base-shaped encoder, if it holds one."""
+    entries = profile.get("paragraph", {}).get("encoders", [])
+    bert = next((e for e in entries if e["encoder"].startswith("BERT-base")), None)
+    if bert is None:
+        return []
+    minilm = next((e for e in entries if "bundled" in e["encoder"]), None)
+    ratio = f" ({bert['train_flops_per_doc'] / minilm['train_flops_per_doc']:.1f} times " \
+        "MiniLM's)" if minilm else ""
+    estimate, gflops = bert["estimate"], bert["train_flops_per_doc"] / 1e9
+    return ["", f"A BERT-base-shaped encoder in `{bert['preset']}` (the cluster setting, "
+            f"{bert['parameters'] / 1e6:.0f} M parameters): {gflops:.0f} "
+            f"GFLOPs per training document{ratio}; BERSON's NIPS budget of 20 epochs with "
+            f"validation is about **{estimate['gpu_minutes_20_epochs']:.0f} GPU minutes**, with "
+            f"{estimate['training_state_gib']:.1f} GiB of weights, gradients and AdamW moments "
+            "before activations: an estimate from counted FLOPs, not a measurement."]
+
+
 def cost_lines(table: pd.DataFrame) -> list[str]:
     """The cost table and the cheapest row that reaches the SE-Graph log's tau."""
     lines = [
@@ -382,8 +424,11 @@ def cost_lines(table: pd.DataFrame) -> list[str]:
         "The last column is **an estimate, not a measurement** (no GPU was used): the run's "
         "training steps on one GPU at one kernel launch (10 µs) per operator plus its FLOPs at "
         "20 TFLOP/s, from the profile of the preset's paper-size experiment "
-        "(`results/bench/profile-cpu-flops-reference.json`, docs/performance.md); training "
-        "only, without validation and the beam-64 test decoding.",
+        "(`results/bench/profile-cpu-flops-reference.json`, docs/performance.md) or, for a "
+        "pretrained paragraph encoder, the count of its own training steps on NIPS batches "
+        "(`results/bench/paragraph-gpu-estimate.json`, "
+        "`python scripts/estimate_paragraph_gpu.py`); "
+        "training only, without validation and the beam-64 test decoding.",
         "",
         "| row | test tau | CPU s to selected | CPU s in all | peak memory MB "
         "| GPU s of training, estimate |",
@@ -396,6 +441,7 @@ def cost_lines(table: pd.DataFrame) -> list[str]:
             f"{mark}{_f(r['cpu_s_total'], 0)} | {_f(r['peak_rss_mb'], 0)} | "
             f"{_f(r['gpu_s_estimate'], 0)} |"
         )
+    lines += bert_base_lines(load_profile())
     hours = table["wall_s_sum"].sum() / 3600
     lines += ["", f"The {int(table['runs'].sum())} finished runs trained for {hours:.1f} hours in "
               "all on this machine (wall time, one PyTorch thread per run, on 2 cores shared "

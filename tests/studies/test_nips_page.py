@@ -101,3 +101,24 @@ def test_the_rows_are_the_sweeps_experiments_and_every_label_is_of_one():
     assert {r.preset for r in rows() if r.paper} == {
         "lstm_ptrnet", "cnn_ptrnet", "attordernet", "attordernet_att", "attordernet_cnn",
     }
+
+
+def test_a_pretrained_paragraph_row_takes_its_own_encoders_count():
+    from benchmark.records.run_collection import Run
+    from studies.cui2018.nips import LAUNCH_SECONDS, bert_base_lines, gpu_training_seconds
+
+    minilm = {"preset": "paragraph_listmle", "encoder": "all-MiniLM-L6-v2 (bundled)",
+              "train_flops_per_doc": 2e9, "aten_ops_per_step": 3000}  # fmt: skip
+    bert = {**minilm, "encoder": "BERT-base shape (BertConfig defaults, random weights)",
+            "train_flops_per_doc": 16e9, "parameters": 110e6,
+            "estimate": {"gpu_minutes_20_epochs": 10.4, "training_state_gib": 1.6}}  # fmt: skip
+    profile = {"paragraph": {"encoders": [minilm, bert]}}
+    record = {"model": "paragraph_listmle", "steps": 100, "dataset": "nips", "seed": 0,
+              "config": {"model": {"batch_size": 8, "net": {}}}}  # fmt: skip
+    expected = 100 * (3000 * LAUNCH_SECONDS + 8 * 2e9 / 20e12)  # the bundled encoder's count
+    assert gpu_training_seconds(Run(Path("x"), record), profile) == pytest.approx(expected)
+    other = {**record, "config": {"model": {"batch_size": 8, "net": {"encoder": "/elsewhere"}}}}
+    assert pd.isna(gpu_training_seconds(Run(Path("y"), other), profile))  # not counted
+    line = " ".join(bert_base_lines(profile))
+    assert "110 M parameters" in line and "8.0 times MiniLM's" in line and "10 GPU minutes" in line
+    assert bert_base_lines({}) == []
