@@ -33,6 +33,9 @@ NIPS_COMMAND = Command(
         Key("runs", "the runs folder", "runs", metavar="DIR"),
         Key("out", "where the page and its table go", "results", metavar="DIR"),
         Key("variant", "the variant of the NIPS runs", "repro_e100", metavar="VARIANT"),
+        Key("presentations", "decode each run of a row that reads the presented order under "
+            "this many other presentations (figures kept beside the page are reused)", 0,
+            kind="int", minimum=0, metavar="N"),
     ),
     "studies.cui2018.nips:main",
 )  # fmt: skip

@@ -23,6 +23,7 @@ from benchmark.cli_arguments import report_error, warnings_printed
 from benchmark.compare import compare_runs
 from benchmark.config.compose import compose_config
 from benchmark.config.identity import changed_keys, identity_config
+from benchmark.evaluate import evaluate_order
 from benchmark.records.atomic_io import atomic_write_group
 from benchmark.records.comparability import IncomparableRunsError, require_pairable
 from benchmark.records.run_collection import Run, collect_runs
@@ -30,6 +31,12 @@ from benchmark.stats.multiple_testing import holm
 from benchmark.stats.seeded_paired import compare_seeded, load_row, seeded_interval
 from data.readers.nseg import SOURCE as NSEG_SOURCE
 from studies.cui2018 import NIPS_COMMAND as COMMAND
+from studies.cui2018.nips_presentation import (
+    PRESENTATION_CSV,
+    presentation_figures,
+    presentation_lines,
+    read_known,
+)
 from studies.cui2018.published import MODELS, NIPS, NSEG_LABEL, NSEG_NIPS, Row
 
 DATASET = "nips"
@@ -329,8 +336,8 @@ def _cell(r: pd.Series, metric: str) -> str:
 
 
 def markdown(table: pd.DataFrame, tests: dict, variant: str, commits: Sequence[str],
-             ablations: pd.DataFrame | None = None) -> str:
-    """The page."""
+             ablations: pd.DataFrame | None = None, presentation: Sequence[str] = ()) -> str:
+    """The page (`presentation`: its section of `nips_presentation.presentation_lines`)."""
     lines = [
         "# NIPS abstracts: Cui et al. 2018, Table 3, NIPS column",
         "",
@@ -383,6 +390,7 @@ def markdown(table: pd.DataFrame, tests: dict, variant: str, commits: Sequence[s
                 f" | {test['p']:.3g} | {test['p_holm']:.3g} |"
             )
     lines += ablation_lines(pd.DataFrame() if ablations is None else ablations)
+    lines += list(presentation)
     lines += ["", "## Cost", ""] + cost_lines(table)
     lines += ["", "Made by `make nips` (the sweep, then `orderbench study cui2018-nips`) at "
               + ", ".join(f"`{short_commit(c)}`" for c in commits)
@@ -456,18 +464,30 @@ def cost_lines(table: pd.DataFrame) -> list[str]:
     return lines
 
 
-def write(runs_dir: Path, out: Path, variant: str = VARIANT) -> list[Path]:
+def decode_presented(run_dir: Path, protocol_seed: int) -> dict:
+    """The run's test figures under another fixed presentation (`benchmark.evaluate`)."""
+    return evaluate_order(run_dir, "test", protocol_seed=protocol_seed)
+
+
+def write(runs_dir: Path, out: Path, variant: str = VARIANT, presentations: int = 0) -> list[Path]:
+    """The page and its tables in `out`; with `presentations` N, every run of a row that
+    reads the presented order is decoded again under N other presentations first
+    (`studies.cui2018.nips_presentation`; figures an earlier page kept are reused)."""
     runs = collect_runs(runs_dir)
     table, tests = build(runs, variant)
     if table.empty:
         raise ValueError(f"{runs_dir}: no finished NIPS run of variant {variant}")
+    groups = row_runs(runs, variant)
+    presented = presentation_figures(groups, presentations, read_known(out), decode_presented)
     commits = sorted({run.record.get("git_commit", "unknown") for run in runs
                       if run.dataset == DATASET})  # fmt: skip
     ablations = ablation_table(runs, variant)
     return atomic_write_group(out, {
         CSV_NAME: table.to_csv(index=False, float_format="%.6g"),
-        MARKDOWN_NAME: markdown(table, tests, variant, commits, ablations),
-    })
+        PRESENTATION_CSV: presented.to_csv(index=False, float_format="%.6g"),
+        MARKDOWN_NAME: markdown(table, tests, variant, commits, ablations,
+                                presentation_lines(groups, presented)),
+    })  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -477,7 +497,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _write_page(args: dict) -> int:
     try:
         with warnings_printed(COMMAND.prog):  # the runs left out, and why
-            written = write(Path(args["runs"]), Path(args["out"]), args["variant"])
+            written = write(Path(args["runs"]), Path(args["out"]), args["variant"],
+                            args["presentations"])
     except (ValueError, FileNotFoundError) as error:  # no runs folder, no finished run, ...
         return report_error(COMMAND.prog, error)
     for path in written:

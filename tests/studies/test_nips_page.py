@@ -51,7 +51,33 @@ def test_the_page_marks_short_rows_and_states_the_cost(runs: Path, tmp_path: Pat
     assert f"{NSEG_NIPS['tau']:.4f}" in page and "≈" in page  # fabricated records: no CPU count
     assert "Holm" in page
     written = write(runs, tmp_path / "out")
-    assert sorted(p.name for p in written) == ["reproduction_nips.csv", "reproduction_nips.md"]
+    assert sorted(p.name for p in written) == [
+        "reproduction_nips.csv", "reproduction_nips.md", "reproduction_nips_presentation.csv",
+    ]
+    page = (tmp_path / "out" / "reproduction_nips.md").read_text()
+    assert "| ATTOrderNet | order-free |" in page  # registry: no decoding needed
+    assert "| LSTM+PtrNet, batch 16, beam 64 | not measured |" in page  # presentations=0
+
+
+def test_presentations_decode_only_the_order_reading_rows_once(runs: Path):
+    from studies.cui2018.nips import row_runs
+    from studies.cui2018.nips_presentation import presentation_figures, presentation_lines
+
+    groups = row_runs(collect_runs(runs), "repro_e100")
+    calls = []
+
+    def decode(run_dir: Path, seed: int) -> dict:
+        calls.append((run_dir.name, seed))
+        return {"tau": 0.5 + seed / 100, "pmr": 0.1, "acc": 0.3}
+
+    figures = presentation_figures(groups, 2, pd.DataFrame(), decode)
+    assert sorted(calls) == [(f"seed_{s}", p) for s in range(3) for p in (1, 2)]  # LSTM only
+    assert set(figures["preset"]) == {"lstm_ptrnet"} and len(figures) == 6
+    again = presentation_figures(groups, 2, figures, lambda *_: pytest.fail("decoded again"))
+    assert again.equals(figures)  # kept figures are reused
+    lines = "\n".join(presentation_lines(groups, figures))
+    lstm = next(line for line in lines.splitlines() if line.startswith("| LSTM+PtrNet"))
+    assert "| 2 × 3 seeds |" in lstm and lstm.endswith("| 0.515 | 0.0071 | 0.0100 |")
 
 
 def test_an_ablation_run_is_set_beside_the_rows_run_of_its_seed(runs: Path):
