@@ -38,7 +38,13 @@ from benchmark.config.compose import compose_config
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.run.stages import build_datamodule, build_task
 from models.blocks.pretrained import load_pretrained
-from studies.cui2018.nips import GPU_FLOPS, LAUNCH_SECONDS
+from studies.cui2018.nips import (
+    BERT_BASE_SHAPE,
+    BUNDLED_ENCODER,
+    GPU_FLOPS,
+    LAUNCH_SECONDS,
+    gpu_step_seconds,
+)
 
 BERSON_EPOCHS = 20  # BERSON's published NIPS recipe (docs/models.md)
 STATE_BYTES_PER_PARAMETER = 16  # float32 weight, gradient and AdamW's two moments
@@ -63,8 +69,9 @@ def counted(call) -> tuple[int, int]:
     return flops.get_total_flops(), ops.count
 
 
-def estimate(overrides: list[str], batches: int) -> dict:
-    """The counted step and forward pass of one encoder's config, and what they imply."""
+def estimate(overrides: list[str], batches: int, encoder: str) -> dict:
+    """The counted step and forward pass of one encoder's config (named `encoder` in the
+    record), and what they imply."""
     cfg = compose_config(overrides)
     datamodule = build_datamodule(cfg)
     datamodule.prepare_data()
@@ -93,13 +100,12 @@ def estimate(overrides: list[str], batches: int) -> dict:
     step_ops = sum(o for _, o in steps) / len(steps)
     batch_size, n_train, n_valid = int(cfg.model.batch_size), len(train), len(val)
     train_docs, valid_docs = len(datamodule.documents["train"]), len(datamodule.documents["valid"])
-    epoch_s = (n_train * step_ops * LAUNCH_SECONDS + train_docs * per_doc["train_flops"] / GPU_FLOPS
-               + n_valid * forward[1] * LAUNCH_SECONDS
-               + valid_docs * per_doc["valid_flops"] / GPU_FLOPS)  # fmt: skip
+    epoch_s = (gpu_step_seconds(n_train * step_ops, train_docs * per_doc["train_flops"])
+               + gpu_step_seconds(n_valid * forward[1], valid_docs * per_doc["valid_flops"]))
     parameters = sum(p.numel() for p in net.parameters())
     return {
         "preset": str(cfg.model.name),
-        "encoder": cfg.model.net.get("encoder") or "all-MiniLM-L6-v2 (bundled)",
+        "encoder": encoder,
         "parameters": parameters,
         "batch_size": batch_size, "train_batches": n_train, "valid_batches": n_valid,
         "counted_batches": len(sample), "counted_docs": docs,
@@ -124,10 +130,9 @@ def main() -> None:
     torch.set_num_threads(1)
     base = ["+reproduce=nips", f"+experiment={args.experiment}", "cpu_threads=1"]
     with tempfile.TemporaryDirectory() as folder:
-        rows = [estimate(base, args.batches),
+        rows = [estimate(base, args.batches, BUNDLED_ENCODER),
                 estimate([*base, f"++model.net.encoder={bert_base_folder(Path(folder))}"],
-                         args.batches)]  # fmt: skip
-    rows[1]["encoder"] = "BERT-base shape (BertConfig defaults, random weights)"
+                         args.batches, BERT_BASE_SHAPE)]  # fmt: skip
     record = {
         "what": "an estimate from counted FLOPs and operators, not a GPU measurement",
         "command": "python scripts/estimate_paragraph_gpu.py "

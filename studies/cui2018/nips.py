@@ -54,6 +54,9 @@ PROFILE = Path(__file__).resolve().parents[2] / "results/bench/profile-cpu-flops
 # the pretrained paragraph encoders' counted FLOPs on NIPS training batches, MiniLM's and a
 # BERT-base shape's (`python scripts/estimate_paragraph_gpu.py`)
 PARAGRAPH_ESTIMATE = PROFILE.parent / "paragraph-gpu-estimate.json"
+# the names of its two encoders: the runs' own, and BERT-base's shape (the cluster setting)
+BUNDLED_ENCODER = "all-MiniLM-L6-v2 (bundled)"
+BERT_BASE_SHAPE = "BERT-base shape (BertConfig defaults, random weights)"
 PROFILED = {"attordernet": "attordernet_paper", "attordernet_att": "attordernet_att_paper",
             "attordernet_cnn": "attordernet_cnn_paper", "lstm_ptrnet": "lstm_ptrnet_paper",
             "cnn_ptrnet": "cnn_ptrnet_paper", "han": "han_paper"}  # fmt: skip
@@ -135,17 +138,19 @@ def gpu_training_seconds(run: Run, profile: dict) -> float:
         return math.nan
     if not steps:
         return math.nan
-    flops = per_doc * run.record["config"]["model"]["batch_size"]
-    return steps * (ops * LAUNCH_SECONDS + flops / GPU_FLOPS)
+    return steps * gpu_step_seconds(ops, per_doc * run.record["config"]["model"]["batch_size"])
+
+
+def gpu_step_seconds(ops: float, flops: float) -> float:
+    """The estimated GPU time of one pass: a kernel launch per ATen operator plus its FLOPs."""
+    return ops * LAUNCH_SECONDS + flops / GPU_FLOPS
 
 
 def _counted_encoder(run: Run, profile: dict) -> dict | None:
     """The paragraph estimate's entry of the run's preset with the run's encoder, if any."""
     encoder = run.record.get("config", {}).get("model", {}).get("net", {}).get("encoder")
     for entry in profile.get("paragraph", {}).get("encoders", []):
-        if entry.get("preset") == run.preset and (
-            entry["encoder"] == encoder or (encoder is None and "bundled" in entry["encoder"])
-        ):
+        if entry.get("preset") == run.preset and entry["encoder"] == (encoder or BUNDLED_ENCODER):
             return entry
     return None
 
@@ -407,10 +412,10 @@ def short_commit(commit: str) -> str:
 def bert_base_lines(profile: dict) -> list[str]:
     """What the paragraph estimate says of a BERT-base-shaped encoder, if it holds one."""
     entries = profile.get("paragraph", {}).get("encoders", [])
-    bert = next((e for e in entries if e["encoder"].startswith("BERT-base")), None)
+    bert = next((e for e in entries if e["encoder"] == BERT_BASE_SHAPE), None)
     if bert is None:
         return []
-    minilm = next((e for e in entries if "bundled" in e["encoder"]), None)
+    minilm = next((e for e in entries if e["encoder"] == BUNDLED_ENCODER), None)
     ratio = f" ({bert['train_flops_per_doc'] / minilm['train_flops_per_doc']:.1f} times " \
         "MiniLM's)" if minilm else ""
     estimate, gflops = bert["estimate"], bert["train_flops_per_doc"] / 1e9
