@@ -1,12 +1,15 @@
 """The preset registry: every named model registers itself with `register_preset`, in the
 style of fairseq's `@register_model_architecture`.
 
-One registration says what the other places need, so a new model is one file in models/
-and one YAML in conf/model/: the tests build a tiny instance from `tiny` and train one on
-the toy task with `toy`, `models.param_counts` counts every registered preset, plots give
-it its colour. `preset_names()` imports every module of the models package first, so a
-preset defined in any file of models/ is listed. The harness builds only registered presets
-(`preset_of` finds the one a config's `model.net._target_` names).
+One registration says what the other places need, so a new model is one file in
+models/presets/ and one YAML in conf/model/: the tests build a tiny instance from `tiny` and
+train one on the toy task with `toy`, `models.param_counts` counts every registered preset,
+plots give it its colour. `preset_names()` imports every module of models/presets/ first,
+so every preset defined there is listed; those modules import what they build inside the
+preset functions, so the registry (its names, kinds and every preset's declared settings,
+which `${preset_default:}` and the config check read) is known without importing torch.
+The harness builds only registered presets (`preset_of` finds the one a config's
+`model.net._target_` names).
 
 Settings: a preset's settings are declared once, as its keyword arguments (annotation and
 default) and, for a family sharing them, the fields of a dataclass the preset takes through
@@ -40,9 +43,9 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import models
 from models.hyperparameters import checked_preset
 
+PRESETS_PACKAGE = "models.presets"  # where every preset is registered (one module per family)
 HARNESS_ARGUMENTS = ("vocab_size", "pretrained_embeddings")  # given by the harness, not settings
 # what a preset is: a model the harness trains, a rule that learns nothing from the data
 # (a calibration baseline), or a baseline the figures of every run are read against
@@ -127,16 +130,24 @@ def _field_default(item: dataclasses.Field):
     return NO_DEFAULT
 
 
+def _evaluated(annotation, build: Callable):
+    """A setting's annotation as a type where its module can evaluate it (`int | None`);
+    one naming what the module imports only for a type checker (a vector store) stays text."""
+    if not isinstance(annotation, str):
+        return annotation
+    try:
+        return eval(annotation, getattr(inspect.unwrap(build), "__globals__", {}))  # noqa: S307
+    except NameError:
+        return annotation
+
+
 def declared_settings(build: Callable, settings: type | None = None) -> dict[str, tuple]:
     """`{setting: (annotation, default)}` of the preset function `build`: its keyword
     arguments but the harness's, then the fields of the dataclass `settings` it does not
     take itself. A missing annotation or default is `NO_DEFAULT` (inspect's `empty`)."""
-    try:
-        parameters = inspect.signature(build, eval_str=True).parameters
-    except NameError:  # an annotation naming what only a type checker imports
-        parameters = inspect.signature(build).parameters
+    parameters = inspect.signature(build).parameters
     declared = {
-        name: (p.annotation, p.default)
+        name: (_evaluated(p.annotation, build), p.default)
         for name, p in parameters.items()
         if name not in HARNESS_ARGUMENTS and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
     }
@@ -190,15 +201,17 @@ def register_preset(name: str, **entry) -> Callable[[Callable], Callable]:
     return decorate
 
 
-def _import_models() -> None:
-    """Import every module of the models package (their registrations run on import)."""
-    for module in pkgutil.walk_packages(models.__path__, prefix="models."):
+def _import_presets() -> None:
+    """Import every module of models/presets/ (their registrations run on import; none
+    imports torch until a preset is built)."""
+    package = importlib.import_module(PRESETS_PACKAGE)  # here: its modules import this one
+    for module in pkgutil.walk_packages(package.__path__, prefix=f"{PRESETS_PACKAGE}."):
         importlib.import_module(module.name)
 
 
 def presets() -> dict[str, Preset]:
     """Every registered preset by name, in registration order."""
-    _import_models()
+    _import_presets()
     return dict(_PRESETS)
 
 

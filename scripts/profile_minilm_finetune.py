@@ -41,10 +41,10 @@ from benchmark.run.stages import build_datamodule, build_task
 
 def encoder_class(path: str | None) -> type:
     """FineTunedSentenceEncoder of the working tree, or of the module file `path`."""
-    import models.presets.finetuned as preset
+    import models.blocks.sentence_transformer_finetuned as blocks  # the preset imports it here
 
     if path is None:
-        return preset.FineTunedSentenceEncoder
+        return blocks.FineTunedSentenceEncoder
     spec = importlib.util.spec_from_file_location("encoder_under_test", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -53,7 +53,7 @@ def encoder_class(path: str | None) -> type:
         def __init__(self, *args, store=None, **kwargs):  # the store is off here (null)
             super().__init__(*args, **kwargs)
 
-    preset.FineTunedSentenceEncoder = Encoder
+    blocks.FineTunedSentenceEncoder = Encoder
     return Encoder
 
 

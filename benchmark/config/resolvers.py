@@ -18,8 +18,9 @@ A preset's settings (`model.net`):
 
 - `${preset_default:}`: the setting whose key holds it at the default the preset (the
   `_target_` beside it) declares, so that a `*_paper` experiment restores the published
-  values without writing them a second time (`conf/experiment/han_paper.yaml`). Resolving it
-  imports the preset, hence torch: only the configs that use it pay for that.
+  values, and a model's YAML keeps a setting it always listed, without writing the number
+  a second time (`conf/experiment/han_paper.yaml`, `conf/model/han.yaml`). It reads the
+  registry, which imports no torch (models/presets/).
 
 The run directory (`hydra.run.dir`, `hydra.sweep.subdir`):
 

@@ -3,7 +3,7 @@
 Kendall's tau of a random order is 0 in expectation, but the figure a reader compares a run
 with is the one of *these* test documents under *this* presentation, with its own interval.
 `random_baseline` decodes the run's test split with the `random` preset
-(`models.presets.random_baseline.RandomOrderer`, seeded by the run's `seed`) and scores it with the
+(`models.orderers.random_orderer.RandomOrderer`, seeded by the run's `seed`) and scores it with the
 run's metrics and bootstrap, so its figures are those `model=random` at the same seed would
 record on the same data (docs/design.md, section 5: paired, same permutations). It takes a
 second or two: no model is built or trained.
@@ -18,7 +18,7 @@ from benchmark.records.records_from_batches import records_from_batch
 from benchmark.stats.bootstrap import bootstrap_summary
 from data.collate import collate
 from data.sampler import BucketBatchSampler
-from models.presets.random_baseline import RandomOrderer
+from models.orderers.random_orderer import RandomOrderer
 
 
 def random_records(datamodule, seed: int, split: str = "test") -> list[dict]:

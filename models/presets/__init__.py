@@ -1,6 +1,12 @@
 """Named models: plain functions composing the building blocks with published settings,
 one file per family (ptrnet: Gong et al.'s LSTM/CNN+PtrNet; attordernet; han; minilm;
-random_baseline: random; calibration: bow_position, overlap_chain).
+finetuned; paragraph_finetuned; pairwise; random_baseline: random; calibration: bow_position,
+overlap_chain). The models that are not an `OrderingModel` of blocks are in models/orderers/.
+
+A preset module imports what it builds inside its functions (torch and the blocks only for
+the type checker at the top), so that reading the registry, and so a config's
+`${preset_default:}` or a `sweep list`, does not import torch
+(`tests/models/test_registry.py` checks it).
 
 Every preset takes `vocab_size` and `pretrained_embeddings` ((V, d) tensor or None)
 plus keyword hyperparameters, and returns a module with the OrderingModel interface

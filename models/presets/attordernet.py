@@ -7,20 +7,20 @@ whose fields every variant takes as keyword arguments (`**shared`); each registe
 (`settings=AttOrderNetSettings`), so the registry lists those fields among the variant's
 settings (`models.registry.preset_settings`)."""
 
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from torch import Tensor
-
-from models.blocks.paragraph_attention import ParagraphSelfAttention
-from models.blocks.pointer_lstm import LSTMPointerDecoder
-from models.blocks.sentence_attention import SentenceSelfAttention
-from models.blocks.sentence_cnn import SentenceCNN
-from models.blocks.sentence_lstm import SentenceLSTM
-from models.blocks.word_embedding import WordEmbedding
-from models.interfaces import SentenceEncoder, TextSentenceEncoder
-from models.ordering_model import OrderingModel
 from models.presets.word_vectors import word_embedding
 from models.registry import Summary, register_preset
+
+if TYPE_CHECKING:
+    from torch import Tensor
+
+    from models.blocks.word_embedding import WordEmbedding
+    from models.interfaces import SentenceEncoder, TextSentenceEncoder
+    from models.ordering_model import OrderingModel
 
 # a small paragraph encoder and decoder for the tests (vocabulary of 30 word ids)
 TINY = dict(hidden_dim=16, ff_dim=24)
@@ -52,6 +52,10 @@ class AttOrderNetSettings:
         decoder started at h0 = v with x0 = 0, pointing at `pointer_keys` (eq. 12:
         u_j^i = g^T tanh(W1 s_j + W2 h_i), the sentence vectors s_j), over
         `sentence_encoder`."""
+        from models.blocks.paragraph_attention import ParagraphSelfAttention
+        from models.blocks.pointer_lstm import LSTMPointerDecoder
+        from models.ordering_model import OrderingModel
+
         paragraph_encoder = ParagraphSelfAttention(
             sentence_encoder.output_dim,
             self.hidden_dim,
@@ -109,6 +113,8 @@ def attordernet(
     (docs/models.md): `sentence_pooling="mean"`, `pointer_keys="paragraph"`; the released
     code's `initial_cell="paragraph"` and `paragraph_norm="pre"`
     (conf/experiment/attordernet_released.yaml). Dropout 0.1 is the released code's rate."""
+    from models.blocks.sentence_lstm import SentenceLSTM
+
     settings = AttOrderNetSettings(**shared)
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, settings.dropout)
     sentence_encoder = SentenceLSTM(
@@ -151,6 +157,8 @@ def attordernet_att(
     mean-pooled. The sentence vectors keep the word width, and a linear layer maps them to
     the paragraph width; the word-level feed-forward width (4 x the word width, Vaswani et
     al.'s ratio) is chosen."""
+    from models.blocks.sentence_attention import SentenceSelfAttention
+
     settings = AttOrderNetSettings(**shared)
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, settings.dropout)
     sentence_encoder = SentenceSelfAttention(
@@ -189,6 +197,8 @@ def attordernet_cnn(
 ) -> OrderingModel:
     """ATTOrderNet(CNN): `attordernet` with a CNN sentence encoder (512 feature maps of
     width 4, max over positions)."""
+    from models.blocks.sentence_cnn import SentenceCNN
+
     settings = AttOrderNetSettings(**shared)
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, settings.dropout)
     sentence_encoder = SentenceCNN(

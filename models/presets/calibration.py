@@ -3,11 +3,17 @@ baselines"): what a table's figures mean next to a model that reads each sentenc
 alone (`bow_position`: a regression of the relative position, trained by the harness like
 every preset) and a rule that learns nothing (`overlap_chain`: word overlap of neighbours)."""
 
-from torch import Tensor
+from __future__ import annotations
 
-from models.presets.overlap_chain import OverlapChain
-from models.presets.position_regression import PositionRegressor
+from typing import TYPE_CHECKING
+
 from models.registry import Summary, register_preset
+
+if TYPE_CHECKING:
+    from torch import Tensor
+
+    from models.orderers.overlap_chain import OverlapChain
+    from models.orderers.position_regression import PositionRegressor
 
 
 @register_preset(
@@ -35,7 +41,10 @@ def bow_position(
 ) -> PositionRegressor:
     """Bag-of-words linear regression of k / (n - 1), squared error + L2, decoded by sorting
     the predicted positions; log_prob is a Plackett-Luce score over them
-    (`models.presets.position_regression`). Ours, a calibration baseline, not a published model."""
+    (`models.orderers.position_regression`). Ours, a calibration baseline, not a published
+    model."""
+    from models.orderers.position_regression import PositionRegressor
+
     return PositionRegressor(vocab_size, l2=l2, pl_scale=pl_scale)
 
 
@@ -53,6 +62,8 @@ def bow_position(
 )
 def overlap_chain(skip_top: int = 100, **_) -> OverlapChain:
     """Greedy chain of content-word overlap from the most central sentence, no learning
-    (`models.presets.overlap_chain`); other preset arguments are ignored. Ours, a calibration
+    (`models.orderers.overlap_chain`); other preset arguments are ignored. Ours, a calibration
     baseline; `skip_top` (the most frequent training words left out) is fixed a priori."""
+    from models.orderers.overlap_chain import OverlapChain
+
     return OverlapChain(skip_top=skip_top)

@@ -2,13 +2,18 @@
 under ATTOrderNet's paragraph encoder and pointer decoder (Cui et al. 2018), in the
 manner of the BERT-based orderers (Cui, Jiang, Li and Zhang 2020, BERSON)."""
 
-from torch import Tensor
+from __future__ import annotations
 
-from models.blocks.pretrained import VectorStores
-from models.blocks.sentence_transformer_finetuned import FineTunedSentenceEncoder
-from models.ordering_model import OrderingModel
+from typing import TYPE_CHECKING
+
 from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings
 from models.registry import Summary, register_preset
+
+if TYPE_CHECKING:
+    from torch import Tensor
+
+    from models.blocks.pretrained import VectorStores
+    from models.ordering_model import OrderingModel
 
 
 @register_preset(
@@ -47,6 +52,8 @@ def minilm_finetune(
     `encoder_store` across runs); then
     ATTOrderNet's self-attention paragraph encoder and LSTM pointer decoder. Reads
     batch["texts"]; needs the optional `minilm` extra for the default encoder."""
+    from models.blocks.sentence_transformer_finetuned import FineTunedSentenceEncoder
+
     if shared.get("paragraph_positions"):
         raise ValueError("minilm_finetune has no paragraph_positions option")
     sentence_encoder = FineTunedSentenceEncoder(

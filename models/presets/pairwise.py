@@ -1,15 +1,18 @@
 """Pairwise ordering with topological sort: B-TSort of Prabhumoye, Salakhutdinov and
 Black (2020), "Topological Sort for Sentence Ordering" (ACL), over a bi-encoder pair
-classifier (`models.presets.pairwise_orderer`)."""
+classifier (`models.orderers.pairwise_orderer`)."""
 
-from torch import Tensor
+from __future__ import annotations
 
-from models.blocks.pair_classifier import PairOrderClassifier
-from models.blocks.sentence_lstm import SentenceLSTM
-from models.blocks.sentence_minilm import MiniLMSentenceEncoder
-from models.presets.pairwise_orderer import PairwiseOrderer
+from typing import TYPE_CHECKING
+
 from models.presets.word_vectors import word_embedding
 from models.registry import Summary, register_preset
+
+if TYPE_CHECKING:
+    from torch import Tensor
+
+    from models.orderers.pairwise_orderer import PairwiseOrderer
 
 SENTENCE_ENCODERS = ("lstm", "minilm")
 
@@ -47,6 +50,11 @@ def pairwise_tsort(
     the pair (`models.blocks.pair_classifier`): a deviation, for a CPU budget. The sizes are
     chosen, not published. It has no pointer decoder, so the noise setting's END
     (`models.noise.noise_wrapper`) cannot wrap it: the harness refuses `dataset.noise`."""
+    from models.blocks.pair_classifier import PairOrderClassifier
+    from models.blocks.sentence_lstm import SentenceLSTM
+    from models.blocks.sentence_minilm import MiniLMSentenceEncoder
+    from models.orderers.pairwise_orderer import PairwiseOrderer
+
     if sentence_encoder not in SENTENCE_ENCODERS:
         raise ValueError(
             f"model.net.sentence_encoder must be one of {SENTENCE_ENCODERS}, "

@@ -12,7 +12,7 @@ Heads:
   decoder over the contextual sentence vectors (the shape of BERSON, Cui et al. 2020,
   whose decoder is a pointer network; its relational pair features are not built).
 - `paragraph_tsort`: a pair classifier over the same sentence vectors, decoded by a
-  topological sort (B-TSort, Prabhumoye et al. 2020, `models.presets.pairwise_orderer`).
+  topological sort (B-TSort, Prabhumoye et al. 2020, `models.orderers.pairwise_orderer`).
   B-TSort's own encoder reads each pair of sentences jointly, one BERT pass per pair:
   C(n, 2) passes a paragraph, a GPU's cost, not built here.
 
@@ -24,15 +24,15 @@ published one (docs/models.md, "Pretrained paragraph encoders").
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from models.blocks.pair_classifier import PairOrderClassifier
-from models.blocks.paragraph_identity import ParagraphIdentity
-from models.blocks.paragraph_transformer import PretrainedParagraphEncoder
-from models.blocks.pointer_listwise import ListwiseScoreDecoder
-from models.ordering_model import OrderingModel
 from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings
-from models.presets.pairwise_orderer import PairwiseOrderer
 from models.registry import Summary, register_preset
+
+if TYPE_CHECKING:
+    from models.blocks.paragraph_transformer import PretrainedParagraphEncoder
+    from models.orderers.pairwise_orderer import PairwiseOrderer
+    from models.ordering_model import OrderingModel
 
 TINY = dict(hidden_dim=8)  # the encoder itself stays the pretrained one
 
@@ -49,6 +49,8 @@ class ParagraphEncoderSettings:
     decay_epochs: int | None = None  # linear decay to 0 at the end of this epoch; None: none
 
     def paragraph_encoder(self) -> PretrainedParagraphEncoder:
+        from models.blocks.paragraph_transformer import PretrainedParagraphEncoder
+
         return PretrainedParagraphEncoder(
             self.encoder, self.max_tokens, self.fit, self.encoder_lr, self.warmup_steps,
             self.decay_epochs,
@@ -86,6 +88,10 @@ def paragraph_listmle(
 ) -> OrderingModel:
     """Whole-paragraph pretrained encoder -> one score per sentence (an MLP), trained with
     ListMLE (the pointer loss of fixed step scores) and decoded by sorting."""
+    from models.blocks.paragraph_identity import ParagraphIdentity
+    from models.blocks.pointer_listwise import ListwiseScoreDecoder
+    from models.ordering_model import OrderingModel
+
     sentences = ParagraphEncoderSettings(**encoder).paragraph_encoder()
     decoder = ListwiseScoreDecoder(sentences.output_dim, hidden_dim, dropout)
     return OrderingModel(sentences, ParagraphIdentity(sentences.output_dim), decoder, None)
@@ -142,6 +148,9 @@ def paragraph_tsort(
 ) -> PairwiseOrderer:
     """Whole-paragraph pretrained encoder -> a classifier of ordered sentence pairs over the
     contextual sentence vectors, trained on every pair, decoded by a topological sort."""
+    from models.blocks.pair_classifier import PairOrderClassifier
+    from models.orderers.pairwise_orderer import PairwiseOrderer
+
     sentences = ParagraphEncoderSettings(**encoder).paragraph_encoder()
     classifier = PairOrderClassifier(sentences.output_dim, hidden_dim, dropout)
     return PairwiseOrderer(sentences, classifier, None, decoder, cycle_rule, pair_direction)

@@ -1,17 +1,19 @@
 """LSTM+PtrNet and CNN+PtrNet of Gong, Chen, Qiu and Huang (2016), "End-to-End Neural
 Sentence Ordering Using Pointer Network" (arXiv:1611.04953)."""
 
-from torch import Tensor
+from __future__ import annotations
 
-from models.blocks.paragraph_lstm import ParagraphLSTM
-from models.blocks.pointer_lstm import LSTMPointerDecoder
-from models.blocks.sentence_cnn import SentenceCNN
-from models.blocks.sentence_lstm import SentenceLSTM
-from models.blocks.word_embedding import WordEmbedding
-from models.interfaces import SentenceEncoder
-from models.ordering_model import OrderingModel
+from typing import TYPE_CHECKING
+
 from models.presets.word_vectors import word_embedding
 from models.registry import Summary, register_preset
+
+if TYPE_CHECKING:
+    from torch import Tensor
+
+    from models.blocks.word_embedding import WordEmbedding
+    from models.interfaces import SentenceEncoder
+    from models.ordering_model import OrderingModel
 
 
 @register_preset(
@@ -54,6 +56,8 @@ def lstm_ptrnet(
     epoch, L2 1e-5, batch 128: `+experiment=ptrnet_paper` (docs/models.md). The keyword
     defaults here (256 units, no dropout) are general-purpose sizes, not published ones.
     """
+    from models.blocks.sentence_lstm import SentenceLSTM
+
     embedding = word_embedding(
         vocab_size, pretrained_embeddings, embedding_dim, _or(word_dropout, dropout)
     )
@@ -92,6 +96,8 @@ def cnn_ptrnet(
     LSTM. The released configuration (jingjing-gong/SentenceOrdering_PTR,
     final_save/cnn/config): 512 maps of each width 3, 4 and 5, 100 Ptr-Net units
     (`+experiment=ptrnet_paper model=cnn_ptrnet`); the keyword defaults are not published."""
+    from models.blocks.sentence_cnn import SentenceCNN
+
     embedding = word_embedding(
         vocab_size, pretrained_embeddings, embedding_dim, _or(word_dropout, dropout)
     )
@@ -113,6 +119,10 @@ def pointer_network(
     learned_start: bool,
 ) -> OrderingModel:
     """Gong et al. (2016) Ptr-Net (paragraph LSTM + LSTM pointer) over any sentence encoder."""
+    from models.blocks.paragraph_lstm import ParagraphLSTM
+    from models.blocks.pointer_lstm import LSTMPointerDecoder
+    from models.ordering_model import OrderingModel
+
     paragraph_encoder = ParagraphLSTM(sentence_encoder.output_dim, hidden_dim)
     decoder = LSTMPointerDecoder(
         sentence_encoder.output_dim,

@@ -1,8 +1,13 @@
 """The word embedding every word-level preset starts from."""
 
-from torch import Tensor
+from __future__ import annotations
 
-from models.blocks.word_embedding import WordEmbedding
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from torch import Tensor
+
+    from models.blocks.word_embedding import WordEmbedding
 
 DEFAULT_EMBEDDING_DIM = 100  # width when no pretrained vectors are given (GloVe-100d size)
 
@@ -12,6 +17,8 @@ def word_embedding(
 ) -> WordEmbedding:
     """(V, d) pretrained vectors or None, and the requested width (None: the vectors',
     else DEFAULT_EMBEDDING_DIM) -> a fine-tuned word embedding."""
+    from models.blocks.word_embedding import WordEmbedding
+
     if pretrained is not None and dim is not None and pretrained.shape[-1] != dim:
         raise ValueError(
             f"embedding_dim={dim} but pretrained_embeddings have width {pretrained.shape[-1]}"

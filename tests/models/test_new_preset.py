@@ -23,13 +23,18 @@ from models.param_counts import END
 NAME = "probe_mean_ptrnet"
 MODULE = f'''"""A preset the test adds: mean-pooled LSTM sentences + Gong et al.'s Ptr-Net."""
 
-from torch import Tensor
+from __future__ import annotations
 
-from models.blocks.sentence_lstm import SentenceLSTM
-from models.ordering_model import OrderingModel
+from typing import TYPE_CHECKING
+
 from models.presets.ptrnet import pointer_network
 from models.presets.word_vectors import word_embedding
 from models.registry import Summary, register_preset
+
+if TYPE_CHECKING:
+    from torch import Tensor
+
+    from models.ordering_model import OrderingModel
 
 
 @register_preset(
@@ -50,6 +55,8 @@ def {NAME}(
     hidden_dim: int = 64,
     dropout: float = 0.0,
 ) -> OrderingModel:
+    from models.blocks.sentence_lstm import SentenceLSTM
+
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, dropout)
     sentences = SentenceLSTM(embedding.dim, hidden_dim, dropout=dropout, pooling="mean")
     return pointer_network(embedding, sentences, hidden_dim, None, True)
@@ -62,7 +69,7 @@ name: {NAME}
 net:
   _target_: models.presets.{NAME}.{NAME}
   embedding_dim: ${{model.embedding_dim}}
-  hidden_dim: 64
+  hidden_dim: 32
   dropout: 0.1
 """
 # the fast tests that go over every registered preset or every conf/model/ file: a whole

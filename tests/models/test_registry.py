@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,28 @@ def test_models_import_nothing_from_benchmark_or_data():
         for path in sorted((ROOT / "models").rglob("*.py"))
     }
     assert {path: names for path, names in offenders.items() if names} == {}
+
+
+def test_the_registry_and_every_preset_s_settings_are_read_without_torch():
+    """Every module of models/presets/ imports what it builds inside its functions, so
+    listing the presets and reading their declared settings (the config check,
+    `${preset_default:}`, `sweep list`) imports no torch; building one does."""
+    script = (
+        "import sys\n"
+        "from models.registry import presets, preset_settings\n"
+        "names = list(presets())\n"
+        "settings = {name: preset_settings(name) for name in names}\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'transformers'))\n"
+        "print(len(names), loaded[:5])\n"
+        "presets()[names[0]].build(vocab_size=30)\n"
+        "print('torch' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    listed, built = result.stdout.strip().splitlines()
+    assert listed == f"{len(presets())} []", listed
+    assert built == "True"
 
 
 def test_every_model_config_names_a_registered_preset_and_back():
@@ -98,7 +121,8 @@ def test_a_family_s_settings_are_declared_once():
     from models.presets.attordernet import AttOrderNetSettings
     from models.registry import NO_DEFAULT, preset_settings
 
-    shared = {f.name: (f.type, f.default) for f in fields(AttOrderNetSettings)}
+    types = typing.get_type_hints(AttOrderNetSettings)
+    shared = {f.name: (types[f.name], f.default) for f in fields(AttOrderNetSettings)}
     for name in ("attordernet", "attordernet_att", "attordernet_cnn"):
         declared = preset_settings(name)
         assert {k: declared[k] for k in shared} == shared, name

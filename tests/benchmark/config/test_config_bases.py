@@ -56,36 +56,43 @@ def test_every_model_composes_with_the_base_optimiser():
     assert compose_config(["model=random"]).model.optimizer is None
 
 
-def _experiment_nets() -> list[tuple[str, str, dict]]:
-    """(experiment, its preset, the `model.net` it writes) for every conf/experiment file that
-    picks a model (`override /model`) and writes settings of its network (`tiny` resizes any
-    model: its values are its own)."""
+def _written_nets() -> list[tuple[str, str, dict]]:
+    """(file, its preset, the `model.net` it writes) for every conf/model file and every
+    conf/experiment file that picks a model (`override /model`) and writes settings of its
+    network (`tiny` resizes any model: its values are its own)."""
     found = []
+    for path in sorted((CONF / "model").glob("*.yaml")):
+        net = (yaml.safe_load(path.read_text()) or {}).get("net") or {}
+        found.append((f"conf/model/{path.name}", net["_target_"].rsplit(".", 1)[-1], net))
     for path in sorted((CONF / "experiment").glob("*.yaml")):
         config = yaml.safe_load(path.read_text()) or {}
         net = (config.get("model") or {}).get("net") or {}
         if net and "override /model" in str(config.get("defaults")):
             cfg = compose_config([f"+experiment={path.stem}"])
-            found.append((path.stem, cfg.model.net._target_.rsplit(".", 1)[-1], net))
+            found.append((f"conf/experiment/{path.name}",
+                          cfg.model.net._target_.rsplit(".", 1)[-1], net))  # fmt: skip
     return found
 
 
-def test_no_experiment_writes_a_preset_default_again():
-    """A value an experiment writes under `model.net` is either `${preset_default:}` or one
-    that differs from the preset's declared default (the number lives in the preset once)."""
-    checked = 0
-    for experiment, preset, net in _experiment_nets():
+def test_no_config_writes_a_preset_default_again():
+    """A value a model or experiment file writes under `model.net` is either
+    `${preset_default:}` (kept where a file always wrote the setting, so that its runs keep
+    their config id) or one that differs from the preset's declared default: the number
+    lives in the preset once."""
+    checked, files = 0, set()
+    for name, preset, net in _written_nets():
         defaults = {key: default for key, (_, default) in preset_settings(preset).items()}
         for key, value in net.items():
             written = value if not isinstance(value, list) else tuple(value)
             if isinstance(value, str) and value.startswith("${"):
                 continue
             assert key not in defaults or written != defaults[key], (
-                f"conf/experiment/{experiment}.yaml: model.net.{key}: {value!r} is the "
-                f"{preset} preset's default: write ${{preset_default:}}"
+                f"{name}: model.net.{key}: {value!r} is the {preset} preset's default: "
+                "leave it out, or write ${preset_default:}"
             )
             checked += 1
-    assert checked >= 5  # the ptrnet and berson experiments write values of their own
+        files.add(name.split("/")[1])
+    assert checked >= 20 and files == {"model", "experiment"}  # the CPU sizes, the recipes
 
 
 @pytest.mark.parametrize(("experiment", "key", "default"), [

@@ -1,5 +1,5 @@
-"""The calibration baselines (models/presets/position_regression.py,
-models/presets/overlap_chain.py):
+"""The calibration baselines (models/orderers/position_regression.py,
+models/orderers/overlap_chain.py):
 the regression's loss, Plackett-Luce order model and sorting decoder; the rule's chain,
 scores and tie-breaking, which never read the gold order."""
 

@@ -1,4 +1,4 @@
-"""The pairwise preset (B-TSort-style, models.presets.pairwise_orderer): its loss, its log_prob
+"""The pairwise preset (B-TSort-style, models.orderers.pairwise_orderer): its loss, its log_prob
 against the explicit sum over pairs on every order of small documents, order
 discrimination by that score, decoding and the refusal of the noise setting."""
 
