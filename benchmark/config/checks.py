@@ -36,7 +36,7 @@ from hydra.utils import get_object
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from benchmark.config.resolvers import GPU_ACCELERATORS, VALID_PREFIX
+from benchmark.config.resolvers import GPU_ACCELERATORS, PRESET_DEFAULT, VALID_PREFIX
 from benchmark.config.run_path import path_problems
 from benchmark.config.threads import AUTO, thread_count_problem
 from benchmark.metrics.corpus import corpus_metric_keys
@@ -114,10 +114,13 @@ def _select(cfg: DictConfig, key: str):
 
 
 def _interpolated(cfg: DictConfig, key: str) -> bool:
-    """Whether `key` takes its value from another key (checked there, not twice)."""
+    """Whether `key` takes its value from another key (checked there, not twice); a setting
+    at its preset's default (`${preset_default:}`) is a value of its own, checked here."""
     parent, _, leaf = key.rpartition(".")
     node = _select(cfg, parent) if parent else cfg
-    return isinstance(node, DictConfig) and OmegaConf.is_interpolation(node, leaf)
+    if not (isinstance(node, DictConfig) and OmegaConf.is_interpolation(node, leaf)):
+        return False
+    return OmegaConf.to_container(node, resolve=False)[leaf] != PRESET_DEFAULT
 
 
 def value_problems(cfg: DictConfig) -> list[str]:

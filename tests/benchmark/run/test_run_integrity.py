@@ -65,8 +65,11 @@ def test_the_config_id_follows_what_changes_the_result(tmp_path: Path):
 
 
 def test_the_config_id_ignores_where_the_code_lives():
+    """The same preset named through another module path (here the module that defines it
+    rather than the package that hands it on) keeps the config id."""
     cfg = compose_config([])
-    moved = compose_config(["model.net._target_=elsewhere.presets.lstm_ptrnet"])
+    assert cfg.model.net._target_ == "models.presets.lstm_ptrnet"
+    moved = compose_config(["model.net._target_=models.presets.ptrnet.lstm_ptrnet"])
     assert config_id(moved) == config_id(cfg)
 
 
