@@ -28,6 +28,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import math
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -36,7 +37,7 @@ from hydra.utils import get_object
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from benchmark.config.resolvers import GPU_ACCELERATORS, PRESET_DEFAULT, VALID_PREFIX
+from benchmark.config.resolvers import GPU_ACCELERATORS, VALID_PREFIX
 from benchmark.config.run_path import path_problems
 from benchmark.config.threads import AUTO, thread_count_problem
 from benchmark.metrics.corpus import corpus_metric_keys
@@ -84,6 +85,7 @@ OPTIONAL_KEYS = frozenset({
 })
 _OPTIMIZER_KEYS = frozenset({"model.optimizer.lr"})
 _HYDRA_ARGS = frozenset({"_target_", "_partial_", "_args_", "_recursive_", "_convert_"})
+NODE_REFERENCE = re.compile(r"\$\{[^${}:]+\}")  # `${model.embedding_dim}`: another key's value
 
 
 class ConfigError(ValueError):
@@ -114,13 +116,14 @@ def _select(cfg: DictConfig, key: str):
 
 
 def _interpolated(cfg: DictConfig, key: str) -> bool:
-    """Whether `key` takes its value from another key (checked there, not twice); a setting
-    at its preset's default (`${preset_default:}`) is a value of its own, checked here."""
+    """Whether `key` takes its value from another key, `${other.key}` (checked there, not
+    twice); a resolver's value (`${preset_default:}`) is one of its own, checked here."""
     parent, _, leaf = key.rpartition(".")
     node = _select(cfg, parent) if parent else cfg
     if not (isinstance(node, DictConfig) and OmegaConf.is_interpolation(node, leaf)):
         return False
-    return OmegaConf.to_container(node, resolve=False)[leaf] != PRESET_DEFAULT
+    raw = OmegaConf.to_container(node, resolve=False)[leaf]
+    return isinstance(raw, str) and NODE_REFERENCE.fullmatch(raw) is not None
 
 
 def value_problems(cfg: DictConfig) -> list[str]:

@@ -43,7 +43,6 @@ from data.paths import CACHE_ROOT
 from models.registry import NO_DEFAULT, preset_of, preset_settings
 
 GPU_ACCELERATORS = ("gpu", "cuda")
-PRESET_DEFAULT = "${preset_default:}"  # a setting at its preset's declared default
 VALID_PREFIX = "val"  # the valid split's logged figures: `val/tau` (docs/design.md, section 7)
 
 
