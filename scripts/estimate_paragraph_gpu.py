@@ -12,9 +12,9 @@ AdamW step), then of a validation forward pass. The GPU time they imply, per ste
 BERSON's published NIPS budget (20 epochs, batch 8) and the training-state memory (weights,
 gradients and AdamW's two moments in float32). An estimate, not a measurement: no GPU was
 used. BERT-base's weights are not on this machine (nothing is fetched from a hub): its
-shape (`transformers.BertConfig()`'s defaults: 12 layers, 768 wide, 12 heads, 110 M
-parameters) is built with random weights and MiniLM's tokenizer (the same uncased WordPiece
-vocabulary of 30,522 pieces) into a temporary folder, which gives the real model's FLOPs.
+shape is built with random weights and MiniLM's tokenizer into a temporary folder
+(`benchmark.bench.shaped_encoder`), which gives the real model's FLOPs. The GPU check
+measures the same preset on a GPU (`paragraph_minilm`, `paragraph_bert_bf16`).
 
     ORDERBENCH_DATASETS=../shared/datasets python scripts/estimate_paragraph_gpu.py \
         [--batches 4] [--out results/bench/paragraph-gpu-estimate.json]
@@ -34,10 +34,11 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from benchmark.bench.profile import OpCounter
+from benchmark.bench.shaped_encoder import shape_folder
 from benchmark.config.compose import compose_config
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.run.stages import build_datamodule, build_task
-from models.blocks.pretrained import load_pretrained
+from models.blocks.pretrained import resolve_model_path
 from studies.cui2018.nips import (
     BERT_BASE_SHAPE,
     BUNDLED_ENCODER,
@@ -48,17 +49,6 @@ from studies.cui2018.nips import (
 
 BERSON_EPOCHS = 20  # BERSON's published NIPS recipe (docs/models.md)
 STATE_BYTES_PER_PARAMETER = 16  # float32 weight, gradient and AdamW's two moments
-
-
-def bert_base_folder(root: Path) -> str:
-    """A folder holding a randomly initialised BERT-base and MiniLM's tokenizer."""
-    from transformers import BertConfig, BertModel
-
-    _, tokenizer = load_pretrained(None)
-    torch.manual_seed(0)
-    BertModel(BertConfig()).save_pretrained(root)
-    tokenizer.save_pretrained(root)
-    return str(root)
 
 
 def counted(call) -> tuple[int, int]:
@@ -131,7 +121,8 @@ def main() -> None:
     base = ["+reproduce=nips", f"+experiment={args.experiment}", "cpu_threads=1"]
     with tempfile.TemporaryDirectory() as folder:
         rows = [estimate(base, args.batches, BUNDLED_ENCODER),
-                estimate([*base, f"++model.net.encoder={bert_base_folder(Path(folder))}"],
+                estimate([*base, "++model.net.encoder="
+                              + shape_folder("bert-base", resolve_model_path(None), Path(folder))],
                          args.batches, BERT_BASE_SHAPE)]  # fmt: skip
     record = {
         "what": "an estimate from counted FLOPs and operators, not a GPU measurement",

@@ -13,15 +13,19 @@ tool's machine: both files come back). The steps, each at the device's `Profile`
 2. `bench_32`, `bench_bf16`: `orderbench bench` of `attordernet` at the published sizes
    (`+experiment=attordernet_paper`) on the NIPS abstracts, float32 and bf16 autocast:
    training and beam-64 decoding documents/s, peak GPU memory;
-3. `nips_run`: one `attordernet_paper` NIPS run at the published budget (100 epochs at
+3. `paragraph_minilm`, `paragraph_bert`: `orderbench bench` of `paragraph_listmle` on the
+   same abstracts with an encoder of all-MiniLM-L6-v2's shape (float32, as its NIPS runs
+   train) and of BERT-base's (the profile's `bert_precision`), random weights
+   (`benchmark.bench.shaped_encoder`): a step's cost does not depend on their values;
+4. `nips_run`: one `attordernet_paper` NIPS run at the published budget (100 epochs at
    most, early stopping after 15), its test tau beside the CPU runs' (their row of
    results/reproduction_nips.csv); a run the check's cap stops early says so (`stopped_by`);
-4. `ddp`, `bf16_mixed`: `trainer=ddp` with one process, and `trainer.precision=bf16-mixed`,
+5. `ddp`, `bf16_mixed`: `trainer=ddp` with one process, and `trainer.precision=bf16-mixed`,
    for a few steps each;
-5. `runs_alone`, `runs_shared`: the same short run alone, then `runs` of them at once on
+6. `runs_alone`, `runs_shared`: the same short run alone, then `runs` of them at once on
    one GPU through the local launcher (`hydra.launcher.runs_per_gpu`): training
    documents/s of each, and of all together;
-6. `graphs_bench`, `graphs_run`: `cuda_graphs=true` (`benchmark.training.cuda_graphs`): the
+7. `graphs_bench`, `graphs_run`: `cuda_graphs=true` (`benchmark.training.cuda_graphs`): the
    bench's training figures with it (same batches as `bench_32`), and a short run.
 
 Standard library only until the wheels are in: the steps import the suite.
@@ -44,7 +48,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchmark.bench.kit import DATASETS, GLOVE, PAPER_RUN, WHEELS, KitError, read_manifest
+from benchmark.bench.kit import (
+    DATASETS,
+    ENCODER,
+    GLOVE,
+    PAPER_RUN,
+    PARAGRAPH_DATA,
+    PARAGRAPH_PRESET,
+    WHEELS,
+    KitError,
+    read_manifest,
+)
 from benchmark.cli_arguments import error_lines
 from benchmark.cli_commands import BENCH_GPU_CHECK
 from benchmark.config.config_folders import SOURCE_ROOT as ROOT  # the repository
@@ -67,6 +81,8 @@ class Profile:
     trainer: str  # the one-device trainer profile
     ddp: tuple[str, ...]  # the DDP step's trainer, one process
     bench: tuple[str, ...]  # `orderbench bench` sizes
+    paragraph: tuple[str, ...]  # `orderbench bench` sizes of the paragraph steps
+    bert_precision: str  # the BERT-base paragraph step's `orderbench bench` precision
     nips: tuple[str, ...]  # the NIPS run's budget, beyond the published one
     short: tuple[str, ...]  # a few training steps, valid and test cut short
     caps: dict[str, int] = field(default_factory=dict)
@@ -76,11 +92,15 @@ CUDA = Profile(
     minutes=8, runs=4, trainer="gpu", ddp=("trainer=ddp", "trainer.devices=1"),
     bench=("warmup=30", "steps=30", "beams=1,64", "lengths=5,10,20", "decode_docs=256",
            "reference_docs=4", "repeats=3"),
+    paragraph=("warmup=10", "steps=40", "beams=1", "lengths=5,10,20", "decode_docs=256",
+               "reference_docs=2", "repeats=3"),
+    bert_precision="bf16",  # autocast, as a cluster trains it
     nips=(),
     short=("trainer.max_epochs=1", "+trainer.limit_train_batches=60",
            "+trainer.limit_val_batches=4", "+trainer.limit_test_batches=4",
            "evaluate_discrimination=false"),
-    caps={"install": 60, "bench_32": 60, "bench_bf16": 60, "nips_run": 240, "ddp": 45,
+    caps={"install": 60, "bench_32": 60, "bench_bf16": 60, "paragraph_minilm": 60,
+          "paragraph_bert": 75, "nips_run": 240, "ddp": 45,
           "bf16_mixed": 45, "runs_alone": 50, "runs_shared": 70, "graphs_bench": 120,
           "graphs_run": 90},
 )  # fmt: skip
@@ -88,11 +108,13 @@ CPU_EVAL = ("+trainer.limit_val_batches=1", "+trainer.limit_test_batches=1",
             "dataset.datamodule.eval_batch_size=16", "model.beam_size=4")  # fmt: skip
 CPU = Profile(
     minutes=20, runs=2, trainer="cpu", ddp=("trainer=ddp_cpu", "trainer.devices=1"),
-    bench=("quick=true",),
+    bench=("quick=true",), paragraph=("quick=true", "beams=1"),
+    bert_precision="32",  # without bf16 instructions a BERT-base bf16 step takes minutes
     nips=("trainer.max_epochs=2", "+trainer.limit_train_batches=2", *CPU_EVAL),
     short=("trainer.max_epochs=1", "+trainer.limit_train_batches=1", *CPU_EVAL,
            "evaluate_discrimination=false"),
-    caps={"install": 60, "bench_32": 150, "bench_bf16": 240, "nips_run": 150, "ddp": 150,
+    caps={"install": 60, "bench_32": 150, "bench_bf16": 240, "paragraph_minilm": 150,
+          "paragraph_bert": 300, "nips_run": 150, "ddp": 150,
           "bf16_mixed": 240, "runs_alone": 150, "runs_shared": 180, "graphs_bench": 150,
           "graphs_run": 150},
 )  # fmt: skip
@@ -152,10 +174,20 @@ class Check:
         """`orderbench bench` of the kit's run (its model the preset, its `dataset=` the
         bench's) at the profile's sizes, the record in scratch."""
         model, *overrides = self.paper_run()
-        return [sys.executable, "-m", "benchmark.bench.suite", f"device={self.device}",
-                f"presets={model.split('=')[1]}", "paper=false", "isolate=false",
-                *self.profile.bench, *keys, f"out={self.scratch / f'{step}.json'}",
-                *overrides]  # fmt: skip
+        return self._bench(step, ["benchmark.bench.suite"], model.split("=")[1],
+                           [*self.profile.bench, *keys, *overrides])  # fmt: skip
+
+    def paragraph_bench(self, step: str, shape: str, *keys: str) -> list[str]:
+        """`orderbench bench` of `PARAGRAPH_PRESET` on the kit's abstracts with an encoder
+        of `shape` and random weights, built from the kit's tokenizer and configuration."""
+        module = ["benchmark.bench.shaped_encoder", f"shape={shape}",
+                  f"source={(self.kit / ENCODER).resolve()}"]  # fmt: skip
+        return self._bench(step, module, PARAGRAPH_PRESET,
+                           [*self.profile.paragraph, *keys, *PARAGRAPH_DATA])
+
+    def _bench(self, step: str, module: list[str], preset: str, keys: list[str]) -> list[str]:
+        return [sys.executable, "-m", *module, f"device={self.device}", f"presets={preset}",
+                "paper=false", "isolate=false", f"out={self.scratch / f'{step}.json'}", *keys]
 
     def train(self, step: str, *overrides: str, multirun: bool = False) -> list[str]:
         """`benchmark.train` of the kit's run with `overrides` (a sweep with `multirun`)."""
@@ -424,12 +456,12 @@ def _max_time(cap: float) -> str:
     return f"00:{seconds // 3600:02d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
 
 
-def bench_figures(name: str) -> Callable[[Check], dict]:
+def bench_figures(name: str, preset: str = "attordernet") -> Callable[[Check], dict]:
     """The bench record's figures of the preset: training, decoding, memory, graphs."""
 
     def figures(check: Check) -> dict:
         record = json.loads((check.scratch / f"{name}.json").read_text())
-        result = record["presets"]["attordernet"]
+        result = record["presets"][preset]
         if result.get("status") != "ok":
             return {"bench": result}
         train, decode = result["train"], result["decode"]
@@ -438,6 +470,7 @@ def bench_figures(name: str) -> Callable[[Check], dict]:
             "gpu": record["machine"].get("gpu"),
             "train_docs_per_s": train["docs_per_s"],
             "train_step_ms": train["step_ms"],
+            "precision": record["settings"]["precision"],
             "train_peak_memory_mib": train["peak_memory_mb"],
             f"decode_beam{widest}_docs_per_s": decode["by_beam"][widest]["docs_per_s"],
             "decode_beam1_docs_per_s": decode["by_beam"]["1"]["docs_per_s"],
@@ -510,7 +543,7 @@ def sharing_figures(step: str) -> Callable[[Check], dict]:
 def summary(steps: dict) -> dict:
     """The figures to read first, from the steps that have them."""
     out: dict = {name: step["status"] for name, step in steps.items()}
-    for name in ("bench_32", "bench_bf16", "graphs_bench"):
+    for name in ("bench_32", "bench_bf16", "paragraph_minilm", "paragraph_bert", "graphs_bench"):
         if "train_docs_per_s" in steps.get(name, {}):
             step = steps[name]
             widest = max((key for key in step if key.startswith("decode_beam")),
@@ -541,6 +574,14 @@ STEPS = (
     Step("bench_bf16", "the bench of attordernet at the published sizes, bf16 autocast",
          lambda check, cap: check.bench("bench_bf16", "precision=bf16"),
          bench_figures("bench_bf16")),
+    Step("paragraph_minilm", f"the bench of {PARAGRAPH_PRESET}, all-MiniLM-L6-v2's shape, float32",
+         lambda check, cap: check.paragraph_bench("paragraph_minilm", "minilm", "precision=32"),
+         bench_figures("paragraph_minilm", PARAGRAPH_PRESET)),
+    Step("paragraph_bert", f"the bench of {PARAGRAPH_PRESET}, BERT-base's shape, at the "
+         "profile's bert_precision",
+         lambda check, cap: check.paragraph_bench(
+             "paragraph_bert", "bert-base", f"precision={check.profile.bert_precision}"),
+         bench_figures("paragraph_bert", PARAGRAPH_PRESET)),
     Step("nips_run", "attordernet_paper on NIPS at the published budget",
          lambda check, cap: check.train("nips_run", f"trainer={check.profile.trainer}",
                                         f"trainer.max_time={_max_time(cap)}",

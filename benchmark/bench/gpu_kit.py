@@ -12,6 +12,8 @@ holds), within what may travel with the working tree, and print how to run the c
 - the GloVe 6B 50-d vectors of the run's vocabulary (built by the DataModule from the
   training split, exactly as the run builds it), in the vocabulary's order, each value the
   float32 `embeddings: kumo` reads: the run's word vectors are the same;
+- the bundled all-MiniLM-L6-v2's configuration and tokenizer files, not its weights (too
+  large to travel), of which the paragraph steps build encoders with random weights;
 - `manifest.json`, checked by the GPU check before anything else.
 
 Refuses, in one line, a `kit` folder that exists and is not a kit, a NIPS folder without
@@ -34,6 +36,8 @@ import numpy as np
 
 from benchmark.bench.kit import (
     DATASETS,
+    ENCODER,
+    ENCODER_FILES,
     GLOVE,
     KIT_DIR,
     LIMIT_MIB,
@@ -99,6 +103,7 @@ def _fill_kit(kit: Path, nips: str | None, python: str, wheels: bool) -> dict:
     nips_dir = kit / DATASETS / NIPS
     source = copy_nips(nips, nips_dir)
     words = write_glove(nips_dir, kit / GLOVE)
+    copy_encoder_files(kit / ENCODER)
     packages = fetch_wheels(kit / WHEELS, python) if wheels else {}
     files = sorted(path for path in kit.rglob("*") if path.is_file())
     manifest = {
@@ -142,6 +147,16 @@ def copy_nips(nips: str | None, target: Path) -> str:
                            f"{', '.join(NIPS_FILES)})")
         shutil.copyfile(Path(nips) / name, target / name)
     return str(Path(nips).resolve())
+
+
+def copy_encoder_files(target: Path) -> None:
+    """The bundled encoder's configuration and tokenizer (`ENCODER_FILES`) into `target`."""
+    from models.blocks.pretrained import resolve_model_path
+
+    source = Path(resolve_model_path(None))
+    target.mkdir(parents=True)
+    for name in ENCODER_FILES:
+        shutil.copyfile(source / name, target / name)
 
 
 def _glove_words(count: int) -> list[str]:

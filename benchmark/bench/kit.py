@@ -11,6 +11,9 @@ tree. The kit is one git-ignored folder with what it lacks:
   folder `ORDERBENCH_DATASETS` points to there (never committed: the data owners' licence);
 - `glove.6B.50d.nips.txt`: the GloVe 6B 50-d vectors of the corpus's training vocabulary,
   the very rows `embeddings: kumo` looks up, as a GloVe text file (`model.embeddings=`);
+- `encoder/`: the bundled all-MiniLM-L6-v2's configuration and tokenizer, without its
+  weights: the paragraph steps build encoders of its shape and BERT-base's from them, with
+  random weights (`benchmark.bench.shaped_encoder`);
 - `manifest.json`: every file with its size and SHA-256, the commit it was made at.
 
 Standard library only: the check reads the kit before its wheels are installed.
@@ -29,10 +32,15 @@ DATASETS = "datasets"  # ORDERBENCH_DATASETS on the GPU machine
 NIPS = "nips_nseg"  # +reproduce=nips reads ${ORDERBENCH_DATASETS}/nips_nseg
 NIPS_FILES = ("train.lower", "val.lower", "test.lower")
 GLOVE = "glove.6B.50d.nips.txt"
+ENCODER = "encoder"  # the bundled encoder's configuration and tokenizer files
+ENCODER_FILES = ("config.json", "special_tokens_map.json", "tokenizer.json",
+                 "tokenizer_config.json", "vocab.txt")  # fmt: skip
 LIMIT_MIB = 64  # what may travel with the working tree to the GPU machine
 # the run the kit serves: ATTOrderNet at its published sizes on the NIPS abstracts
 PAPER_RUN = ("model=attordernet", "+experiment=attordernet_paper", "dataset=nips",
              "+reproduce=nips")  # fmt: skip
+# the pretrained paragraph encoders' row the paragraph steps bench, on the same abstracts
+PARAGRAPH_PRESET, PARAGRAPH_DATA = "paragraph_listmle", ("dataset=nips", "+reproduce=nips")
 
 
 class KitError(ValueError):

@@ -80,13 +80,18 @@ def test_a_kit_that_fails_half_made_leaves_nothing_that_blocks_the_next(tmp_path
     with pytest.raises(KitError, match="ORDERBENCH_DATASETS is not set"):
         make_kit(tmp_path / "kit", None, "3.12", wheels=False)
     assert not (tmp_path / "kit").exists()  # the next attempt is not refused
-    assert make_kit(tmp_path / "kit", "synthetic", "3.12", wheels=False)["nips"]
+    manifest = make_kit(tmp_path / "kit", "synthetic", "3.12", wheels=False)
+    assert manifest["nips"].startswith("synthetic")
+    listed = {entry["path"] for entry in manifest["files"]}
+    assert {f"{kit.ENCODER}/{name}" for name in kit.ENCODER_FILES} <= listed  # no weights
+    assert not any(path.endswith((".safetensors", ".bin")) for path in listed)
 
 
 def test_a_kit_too_large_to_travel_is_refused(tmp_path: Path, monkeypatch):
     monkeypatch.setattr(gpu_kit, "copy_nips", lambda nips, target: target.mkdir(parents=True)
                         or (target / "train.lower").write_bytes(b"x" * 2**20) or "here")
     monkeypatch.setattr(gpu_kit, "write_glove", lambda nips, path: path.write_text("") or 0)
+    monkeypatch.setattr(gpu_kit, "copy_encoder_files", lambda target: target.mkdir())
     monkeypatch.setattr(gpu_kit, "working_tree_bytes", lambda root: 63.5 * 2**20)
     with pytest.raises(KitError, match=r"64.5 MiB with the working tree, more than the 64 MiB"):
         make_kit(tmp_path / "kit", "x", "3.12", wheels=False)
