@@ -12,6 +12,7 @@ import torch
 from torch import Tensor
 
 from benchmark.bench.timing import autocast, timed
+from models.batch import to_device
 from models.search.reference_search import one_document, reference_search
 
 
@@ -57,7 +58,7 @@ def sample_mismatches(
     for beam, predicted in orders.items():
         count = 0
         for b, r in chosen:
-            document = one_document(batches[b], r)
+            document = to_device(one_document(batches[b], r), device)  # the sample: on the CPU
             with autocast(device, precision):
                 reference, _ = reference_search(net, document, beam)  # (1, n)
             n = reference.shape[1]

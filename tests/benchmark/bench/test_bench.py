@@ -162,3 +162,28 @@ def test_bench_isolates_each_preset_in_its_own_process(tmp_path):
     out = tmp_path / "cpu.json"
     assert bench.main(["quick=true", "dataset=synthetic", "presets=random", f"out={out}"]) == 0
     assert json.loads(out.read_text())["presets"]["random"]["status"] == "ok"
+
+
+def test_the_test_samples_documents_reach_the_reference_on_the_benchs_device(monkeypatch):
+    """The sample is kept on the CPU (the batched decoding moves its own copy); each document
+    goes to the bench's device before the reference decodes it."""
+    from contextlib import nullcontext
+
+    from benchmark.bench import reference
+
+    seen = []
+
+    def recording(net, document, beam):
+        seen.append({key: value.device for key, value in document.items()
+                     if isinstance(value, torch.Tensor)})  # fmt: skip
+        return torch.arange(3)[None, : document["tokens"].shape[1]], None  # on the CPU
+
+    monkeypatch.setattr(reference, "reference_search", recording)
+    monkeypatch.setattr(reference, "autocast", lambda device, precision: nullcontext())
+    batch = {"n_sentences": torch.tensor([3, 2]), "tokens": torch.zeros(2, 3, 4, dtype=torch.long),
+             "token_lengths": torch.tensor([[4, 2, 3], [1, 2, 0]])}
+    orders = {1: [torch.tensor([[0, 1, 2], [0, 1, 2]])]}
+    device = torch.device("meta")
+    found = reference.sample_mismatches(None, [batch], orders, 2, device, "32")
+    assert found["docs"] == 2 and seen
+    assert all(place == device for devices in seen for place in devices.values())
