@@ -266,8 +266,6 @@ NOT_IN_THE_REPOSITORY = {
     "docs/s": "a unit (documents per second), not a path",
     "docs/step": "a unit (documents per step), not a path",
     "data/raw/{ntsb,apws}": "docs/datasets.md: a folder of another repository (kedz/discourse)",
-    "results/bench/gpu-check-cuda.json": "written by `make gpu-check` on a GPU machine; "
-                                         "committed by whoever first has one",
 }
 
 

@@ -62,6 +62,7 @@ from benchmark.bench.kit import (
 from benchmark.cli_arguments import error_lines
 from benchmark.cli_commands import BENCH_GPU_CHECK
 from benchmark.config.config_folders import SOURCE_ROOT as ROOT  # the repository
+from benchmark.records.run_record import git_commit
 
 CPU_RUNS = ROOT / "results/reproduction_nips.csv"  # the CPU runs of the NIPS sweep
 CPU_ROW = {"preset": "attordernet", "variant": "repro_e100"}  # their ATTOrderNet row
@@ -291,12 +292,11 @@ def probe_machine() -> dict:
 
 
 def commit(manifest: dict) -> str:
-    """The commit of the code here, else (no .git travelled) the one the kit was made at."""
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True, check=True).stdout.strip()  # fmt: skip
-    except (OSError, subprocess.CalledProcessError):
-        return f"{manifest['made_at']} (the kit's)"
+    """The commit of the code here (`+dirty` when the tree differs from it: a device tool may
+    send a newer tree with an older .git), else (no .git travelled) the one the kit was made
+    at; the kit's own commit is recorded beside it (`kit.made_at`)."""
+    found = git_commit(ROOT)
+    return f"{manifest['made_at']} (the kit's)" if found == "unknown" else found
 
 
 # -- running --------------------------------------------------------------------------------

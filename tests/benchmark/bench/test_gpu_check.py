@@ -179,3 +179,12 @@ def test_every_steps_command_is_one_its_tool_accepts(device, tmp_path: Path, mon
             cfg = compose_config(arguments, return_hydra_config=True)
             assert cfg.model.name == "attordernet" and cfg.logger.keys() == {"csv"}, step.name
             assert cfg.trainer.max_epochs in (1, 2, 100), step.name
+
+
+def test_the_record_names_the_code_that_ran(monkeypatch):
+    """A tree that differs from the .git beside it is marked (a device tool may send a newer
+    tree with an older .git); with no .git, the kit's commit stands in, said to be the kit's."""
+    monkeypatch.setattr(gpu_check, "git_commit", lambda root: "b49c280+dirty")
+    assert gpu_check.commit({"made_at": "5da4e30"}) == "b49c280+dirty"
+    monkeypatch.setattr(gpu_check, "git_commit", lambda root: "unknown")
+    assert gpu_check.commit({"made_at": "5da4e30"}) == "5da4e30 (the kit's)"
