@@ -54,6 +54,8 @@ PROFILE = Path(__file__).resolve().parents[2] / "results/bench/profile-cpu-flops
 # the pretrained paragraph encoders' counted FLOPs on NIPS training batches, MiniLM's and a
 # BERT-base shape's (`python scripts/estimate_paragraph_gpu.py`)
 PARAGRAPH_ESTIMATE = PROFILE.parent / "paragraph-gpu-estimate.json"
+# the same preset measured on a GPU: the GPU check's `paragraph_bert` step (`make gpu-check`)
+GPU_CHECK = PROFILE.parent / "gpu-check-cuda-benches.json"
 # the names of its two encoders: the runs' own, and BERT-base's shape (the cluster setting)
 BUNDLED_ENCODER = "all-MiniLM-L6-v2 (bundled)"
 BERT_BASE_SHAPE = "BERT-base shape (BertConfig defaults, random weights)"
@@ -155,12 +157,16 @@ def _counted_encoder(run: Run, profile: dict) -> dict | None:
     return None
 
 
-def load_profile(path: Path = PROFILE, paragraph: Path = PARAGRAPH_ESTIMATE) -> dict:
+def load_profile(
+    path: Path = PROFILE, paragraph: Path = PARAGRAPH_ESTIMATE, gpu_check: Path = GPU_CHECK
+) -> dict:
     """The committed profile (`results/bench`), or {} where it is absent, with the paragraph
-    encoders' estimate under `paragraph` where that is committed."""
+    encoders' estimate under `paragraph` and the GPU check's record under `gpu_check` where
+    those are committed."""
     profile = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    if paragraph.is_file():
-        profile["paragraph"] = json.loads(paragraph.read_text(encoding="utf-8"))
+    for key, file in (("paragraph", paragraph), ("gpu_check", gpu_check)):
+        if file.is_file():
+            profile[key] = json.loads(file.read_text(encoding="utf-8"))
     return profile
 
 
@@ -424,7 +430,24 @@ def bert_base_lines(profile: dict) -> list[str]:
             f"GFLOPs per training document{ratio}; BERSON's NIPS budget of 20 epochs with "
             f"validation is about **{estimate['gpu_minutes_20_epochs']:.0f} GPU minutes**, with "
             f"{estimate['training_state_gib']:.1f} GiB of weights, gradients and AdamW moments "
-            "before activations: an estimate from counted FLOPs, not a measurement."]
+            "before activations: an estimate from counted FLOPs, not a measurement.",
+            *measured_bert_lines(profile, bert)]
+
+
+def measured_bert_lines(profile: dict, bert: dict) -> list[str]:
+    """The GPU check's measurement of the BERT-base shape beside its estimate, if any."""
+    step = profile.get("gpu_check", {}).get("steps", {}).get("paragraph_bert", {})
+    if step.get("status") != "ok":
+        return []
+    epochs = profile["paragraph"]["constants"]["epochs"]
+    epoch_s = bert["train_batches"] * step["train_step_ms"] / 1000
+    ratio = epoch_s / bert["estimate"]["gpu_seconds_per_epoch"]
+    return ["", f"Measured since on one {step['gpu']} (`results/bench/{GPU_CHECK.name}`, the GPU "
+            f"check's `paragraph_bert`: {bert['preset']}, BERT-base's shape, precision "
+            f"{step['precision']}): {step['train_step_ms']:.0f} ms a training step, so "
+            f"{epoch_s:.0f} s an epoch of training and **about {epochs * epoch_s / 60:.0f} GPU "
+            f"minutes for {epochs} epochs**, {ratio:.1f} times the estimate's epoch; "
+            f"{step['train_peak_memory_mib'] / 1024:.1f} GiB of GPU memory at its peak."]
 
 
 def cost_lines(table: pd.DataFrame) -> list[str]:

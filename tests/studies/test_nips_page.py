@@ -147,4 +147,14 @@ def test_a_pretrained_paragraph_row_takes_its_own_encoders_count():
     assert pd.isna(gpu_training_seconds(Run(Path("y"), other), profile))  # not counted
     line = " ".join(bert_base_lines(profile))
     assert "110 M parameters" in line and "8.0 times MiniLM's" in line and "10 GPU minutes" in line
+    assert "Measured since" not in line  # no GPU check committed in this profile
     assert bert_base_lines({}) == []
+    bert["train_batches"], bert["estimate"]["gpu_seconds_per_epoch"] = 300, 30.0
+    profile["paragraph"]["constants"] = {"epochs": 20}
+    profile["gpu_check"] = {"steps": {"paragraph_bert": {
+        "status": "ok", "gpu": "NVIDIA H200", "precision": "bf16", "train_step_ms": 200.0,
+        "train_peak_memory_mib": 3584.0}}}  # fmt: skip
+    measured = " ".join(bert_base_lines(profile))
+    assert ("200 ms a training step, so 60 s an epoch of training and **about 20 GPU minutes "
+            "for 20 epochs**, 2.0 times the estimate's epoch; 3.5 GiB") in measured
+    assert "one NVIDIA H200" in measured and "precision bf16" in measured
