@@ -21,6 +21,7 @@ REPORTS_DIR = "reports"  # the reports' default folder, inside the runs folder
 SPLITS = ("valid", "test")  # the evaluated splits (data.ordering_data.EVAL_SPLITS)
 PRECISIONS = ("32", "bf16")  # benchmark.bench.timing.PRECISIONS
 DEVICES = ("cpu", "cuda")
+ENCODER_SHAPES = ("minilm", "bert-base")  # benchmark.bench.shaped_encoder.SHAPES
 PAPER_EXPERIMENTS = (  # the paper-size presets, conf/experiment/*_paper.yaml
     "attordernet_paper", "attordernet_att_paper", "attordernet_cnn_paper",
     "lstm_ptrnet_paper", "cnn_ptrnet_paper", "han_paper",
@@ -192,6 +193,10 @@ BENCH = Command(
         _flag("paper_compile", "also the fast paths with the compiled update (`compile`)"),
         _flag("cuda_graphs", "train as `cuda_graphs=true` does: bucketed batches, CUDA graphs "
               "on a GPU"),
+        Key("encoder_shape", "the pretrained-encoder presets with an encoder of this shape and "
+            "random weights, built with the tokenizer of model.net.encoder (else the bundled "
+            "encoder's): a step's cost where the weights are not at hand", kind="choice",
+            choices=ENCODER_SHAPES, shown="the encoder itself"),
     ),
     "benchmark.bench.suite:main",
     overrides="config overrides for every preset, after model= and dataset=: dotted keys, "

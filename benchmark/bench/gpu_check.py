@@ -16,7 +16,8 @@ tool's machine: both files come back). The steps, each at the device's `Profile`
 3. `paragraph_minilm`, `paragraph_bert`: `orderbench bench` of `paragraph_listmle` on the
    same abstracts with an encoder of all-MiniLM-L6-v2's shape (float32, as its NIPS runs
    train) and of BERT-base's (the profile's `bert_precision`), random weights
-   (`benchmark.bench.shaped_encoder`): a step's cost does not depend on their values;
+   (`encoder_shape=`, `benchmark.bench.shaped_encoder`): a step's cost does not depend on
+   their values;
 4. `nips_run`: one `attordernet_paper` NIPS run at the published budget (100 epochs at
    most, early stopping after 15), its test tau beside the CPU runs' (their row of
    results/reproduction_nips.csv); a run the check's cap stops early says so (`stopped_by`);
@@ -175,20 +176,20 @@ class Check:
         """`orderbench bench` of the kit's run (its model the preset, its `dataset=` the
         bench's) at the profile's sizes, the record in scratch."""
         model, *overrides = self.paper_run()
-        return self._bench(step, ["benchmark.bench.suite"], model.split("=")[1],
-                           [*self.profile.bench, *keys, *overrides])  # fmt: skip
+        return self._bench(step, model.split("=")[1], [*self.profile.bench, *keys, *overrides])
 
     def paragraph_bench(self, step: str, shape: str, *keys: str) -> list[str]:
         """`orderbench bench` of `PARAGRAPH_PRESET` on the kit's abstracts with an encoder
         of `shape` and random weights, built from the kit's tokenizer and configuration."""
-        module = ["benchmark.bench.shaped_encoder", f"shape={shape}",
-                  f"source={(self.kit / ENCODER).resolve()}"]  # fmt: skip
-        return self._bench(step, module, PARAGRAPH_PRESET,
-                           [*self.profile.paragraph, *keys, *PARAGRAPH_DATA])
+        encoder = (self.kit / ENCODER).resolve()
+        return self._bench(step, PARAGRAPH_PRESET,
+                           [*self.profile.paragraph, f"encoder_shape={shape}", *keys,
+                            *PARAGRAPH_DATA, f"++model.net.encoder={encoder}"])  # fmt: skip
 
-    def _bench(self, step: str, module: list[str], preset: str, keys: list[str]) -> list[str]:
-        return [sys.executable, "-m", *module, f"device={self.device}", f"presets={preset}",
-                "paper=false", "isolate=false", f"out={self.scratch / f'{step}.json'}", *keys]
+    def _bench(self, step: str, preset: str, keys: list[str]) -> list[str]:
+        return [sys.executable, "-m", "benchmark.bench.suite", f"device={self.device}",
+                f"presets={preset}", "paper=false", "isolate=false",
+                f"out={self.scratch / f'{step}.json'}", *keys]
 
     def train(self, step: str, *overrides: str, multirun: bool = False) -> list[str]:
         """`benchmark.train` of the kit's run with `overrides` (a sweep with `multirun`)."""

@@ -56,6 +56,8 @@ class Settings:
     overrides: tuple[str, ...] = ()  # config overrides after model= and dataset= (e.g. the
     #                                  published sizes: +experiment=attordernet_paper)
     cuda_graphs: bool = False  # the training step as `cuda_graphs: true` runs it
+    encoder_shape: str | None = None  # a pretrained encoder's shape, random weights
+    #                                   (benchmark.bench.shaped_encoder)
 
 
 def preset_overrides(preset: str, settings: Settings) -> list[str]:

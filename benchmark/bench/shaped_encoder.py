@@ -1,29 +1,31 @@
 """A pretrained encoder's shape with random weights, where its weights are not at hand (a GPU
 machine lent with no network; BERT-base's weights are not on this machine): what a training
 step costs depends on the shape, not on the values, so the paragraph presets' cost is
-measured (`benchmark.bench.gpu_check`) and counted (scripts/estimate_paragraph_gpu.py) on it.
-
-`python -m benchmark.bench.shaped_encoder shape=NAME source=DIR [orderbench bench keys and
-overrides]`: builds the shape (`SHAPES`) with the tokenizer of DIR (an encoder folder, or the
-GPU kit's `encoder/`) into a temporary folder, then runs `orderbench bench` with
-`++model.net.encoder=` that folder.
+measured (`orderbench bench encoder_shape=bert-base`, the GPU check's paragraph steps) and
+counted (scripts/estimate_paragraph_gpu.py) on it.
 """
 
 from __future__ import annotations
 
-import sys
+import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import torch
 
-SHAPES = {
-    "minilm": "all-MiniLM-L6-v2 (6 layers, 384 wide, 12 heads): the configuration in source",
-    "bert-base": "BERT-base (transformers.BertConfig()'s defaults: 12 layers, 768 wide, "
-                 "12 heads, 110 M parameters)",
-}  # fmt: skip
+from benchmark.bench.preset import Settings
+from benchmark.cli_commands import ENCODER_SHAPES
+
+SHAPES = dict(zip(ENCODER_SHAPES, (
+    "all-MiniLM-L6-v2 (6 layers, 384 wide, 12 heads): the configuration of the source",
+    "BERT-base (transformers.BertConfig()'s defaults: 12 layers, 768 wide, 12 heads, "
+    "110 M parameters)",
+), strict=True))  # fmt: skip
 SEED = 0  # the random weights'
+ENCODER_KEY = re.compile(r"^\+{0,2}model\.net\.encoder=(.+)$")  # the override naming one
 
 
 def shape_folder(shape: str, source: str | Path, folder: Path) -> str:
@@ -40,19 +42,18 @@ def shape_folder(shape: str, source: str | Path, folder: Path) -> str:
     return str(folder)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from benchmark.bench import suite
+@contextmanager
+def shaped_settings(settings: Settings) -> Iterator[Settings]:
+    """`settings` with `++model.net.encoder=` a folder of `settings.encoder_shape`, built
+    from the encoder its overrides name (else the bundled one), for as long as the context
+    lasts; `settings` themselves without a shape."""
+    if settings.encoder_shape is None:
+        yield settings
+        return
+    from models.blocks.pretrained import resolve_model_path
 
-    words = list(sys.argv[1:] if argv is None else argv)
-    given = {key: value for key, _, value in (w.partition("=") for w in words[:2])}
-    if given.keys() != {"shape", "source"} or given["shape"] not in SHAPES:
-        print(f"error: the first two arguments are shape=({'|'.join(SHAPES)}) source=DIR; "
-              f"given: {' '.join(words[:2]) or 'none'}", file=sys.stderr)
-        return 2
+    named = [m.group(1) for m in map(ENCODER_KEY.match, settings.overrides) if m]
+    source = named[-1] if named else resolve_model_path(None)
     with tempfile.TemporaryDirectory(prefix="orderbench-shape-") as folder:
-        encoder = shape_folder(given["shape"], given["source"], Path(folder))
-        return suite.main([*words[2:], f"++model.net.encoder={encoder}"])
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        encoder = shape_folder(settings.encoder_shape, source, Path(folder))
+        yield replace(settings, overrides=(*settings.overrides, f"++model.net.encoder={encoder}"))

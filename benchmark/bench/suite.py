@@ -38,6 +38,7 @@ import torch
 from benchmark.bench.machine import load_average, machine_info
 from benchmark.bench.paper import compare_paths, paper_table
 from benchmark.bench.preset import Settings, bench_preset, preset_overrides
+from benchmark.bench.shaped_encoder import shaped_settings
 from benchmark.bench.table import reference_table, scaling_table, throughput_table
 from benchmark.bench.tsort import tsort_table, tsort_timings
 from benchmark.cli_arguments import UsageError, unknown_key
@@ -86,6 +87,7 @@ def parse_args(argv: Sequence[str]) -> tuple[list[str], Settings, Path, bool, di
         repeats=args["repeats"],
         overrides=tuple(args["overrides"]),
         cuda_graphs=args["cuda_graphs"],
+        encoder_shape=args["encoder_shape"],
     )
     if settings.overrides:  # refused here, in one line, rather than per preset
         for preset in presets:
@@ -249,7 +251,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _bench(presets, settings, out, isolate, paper) -> int:
-    """Time `presets` (and the paper experiments of `paper`), write the record to `out`."""
+    """Time `presets` (and the paper experiments of `paper`), write the record to `out`; with
+    `encoder_shape`, with an encoder of that shape built for the run."""
+    with shaped_settings(settings) as shaped:
+        return _bench_with(presets, shaped, out, isolate, paper)
+
+
+def _bench_with(presets, settings, out, isolate, paper) -> int:
     if settings.threads:
         torch.set_num_threads(settings.threads)
     device = torch.device(settings.device)

@@ -166,14 +166,16 @@ def test_every_steps_command_is_one_its_tool_accepts(device, tmp_path: Path, mon
         argv = step.command(check, check.profile.caps[step.name])
         # a sweep (-m) composes as its first run
         module, arguments = argv[2], [word.split(",")[0] for word in argv[3:] if word != "-m"]
-        if module == "benchmark.bench.shaped_encoder":  # shape= source=, then the bench's
-            assert arguments[0] in {"shape=minilm", "shape=bert-base"}, step.name
-            assert arguments[1] == f"source={(tmp_path / 'kit' / kit.ENCODER).resolve()}"
-            presets, settings, *_ = parse_args([*arguments[2:], "++model.net.encoder=x"])
-            assert presets == [kit.PARAGRAPH_PRESET] and settings.device == device, step.name
-        elif module == "benchmark.bench.suite":
+        if module == "benchmark.bench.suite":
             presets, settings, *_ = parse_args(arguments)
-            assert presets == ["attordernet"] and settings.device == device, step.name
+            assert settings.device == device, step.name
+            if step.name.startswith("paragraph_"):  # an encoder of a shape, from the kit's
+                assert presets == [kit.PARAGRAPH_PRESET], step.name
+                assert settings.encoder_shape in {"minilm", "bert-base"}, step.name
+                assert settings.overrides[-1] == (
+                    f"++model.net.encoder={(tmp_path / 'kit' / kit.ENCODER).resolve()}")
+            else:
+                assert presets == ["attordernet"] and settings.encoder_shape is None, step.name
         else:
             assert module == "benchmark.train", step.name
             cfg = compose_config(arguments, return_hydra_config=True)
