@@ -68,6 +68,9 @@ EVALUATE = Command(
             "directory", metavar="FILE"),
         _count("protocol_seed", "task=order: present the split as protocol seed N does (another "
                "fixed shuffle of every document)", None, minimum=0, shown="the run's own"),
+        _count("max_tokens", "task=order, a model reading the joined paragraph (paragraph_*): "
+               "cut that input to N positions and report the documents cut apart", None,
+               minimum=3, shown="the run's own"),
         _count("max_permutations", "task=discrimination: permutations per document", 20),
     ),
     "benchmark.evaluate:main",

@@ -9,6 +9,9 @@ files belong to its record) and be a file that can be written, which is checked 
 anything is decoded. A long decoding pass says how far it is (`PassProgress`).
 `protocol_seed=N` presents the split as that protocol seed does (other fixed shuffles of the
 same documents), which measures how much a figure depends on the presentation.
+`max_tokens=N` (a model reading the joined paragraph, paragraph_*) cuts that input to N
+positions and reports the documents cut apart (`benchmark.evaluation.input_cut`): what the
+cut of long paragraphs costs.
 
 `task=discrimination` is order discrimination (docs/design.md, section 4;
 `benchmark.evaluation.discrimination`; Barzilay & Lapata 2008, Cui et al. 2018). The run's
@@ -46,6 +49,7 @@ import torch
 from benchmark.cli_arguments import report_error, warnings_printed
 from benchmark.cli_commands import EVALUATE
 from benchmark.evaluation.discrimination import discrimination_records
+from benchmark.evaluation.input_cut import InputCut, paragraph_encoder
 from benchmark.metrics.corpus import score_records, summarise
 from benchmark.records.predictions_jsonl import write_predictions
 from benchmark.records.records_from_batches import records_from_batch, with_meta
@@ -64,8 +68,8 @@ from models.batch import to_device
 
 
 def parse_args(argv: Sequence[str]) -> dict:
-    """The arguments (`EVALUATE`) -> `run` (Path), `task`, `split`, `beam` (int or None),
-    `predictions`, `max_permutations` (int)."""
+    """The arguments (`EVALUATE`) -> `run` (Path), `task`, `split`, `beam`, `protocol_seed`
+    and `max_tokens` (int or None), `predictions`, `max_permutations` (int)."""
     args = EVALUATE.parse(argv)
     return {**args, "run": Path(args["run"])}
 
@@ -122,12 +126,15 @@ def evaluate_order(
     beam: int | None = None,
     predictions: str | None = None,
     protocol_seed: int | None = None,
+    max_tokens: int | None = None,
 ) -> dict:
     """Decode a run's `split` again with its best model -> its figures and intervals (the
     record is left as it is); `predictions` also writes the prediction records there
     (`check_output`: outside every run directory). With `protocol_seed`, the split is
     presented as that protocol seed presents it: how much a figure depends on the
-    presentation (docs/design.md, section 5)."""
+    presentation (docs/design.md, section 5). With `max_tokens`, a paragraph encoder's joined
+    input is cut to that many positions and the result's `input_cut` tells the documents
+    cut apart (`benchmark.evaluation.input_cut`)."""
     if predictions is not None:
         check_output(Path(predictions), "predictions")
     run = load_finished_run(run_dir, finished=True)
@@ -135,6 +142,14 @@ def evaluate_order(
     beam = run.default_beam_size if beam is None else beam
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     net = run.net.to(device).eval()
+    cut = None
+    if max_tokens is not None:
+        try:
+            encoder = paragraph_encoder(net, cfg.model.name)
+            encoder.limit_input(max_tokens)
+        except ValueError as error:
+            raise RunError(f"{run_dir}: {error}") from None
+        cut = InputCut(encoder)
     noisy = has_noise(dataset_noise(cfg))
     start = time.perf_counter()
     records = []
@@ -144,6 +159,8 @@ def evaluate_order(
     for done, batch in enumerate(loader, 1):
         batch = to_device(batch, device)
         records += records_from_batch(batch, net.decode(batch, beam_size=beam), noisy)
+        if cut is not None:
+            cut.count(batch)
         progress.step(done)
     seconds = time.perf_counter() - start
     records.sort(key=lambda record: record["id"])
@@ -157,6 +174,7 @@ def evaluate_order(
     return {
         "run_dir": str(run_dir), "split": split, "beam_size": beam, "protocol_seed": presented,
         **figures, "ci": intervals, "seconds": round(seconds, 2),
+        **({} if cut is None else {"input_cut": cut.summary(records, cfg.include_trivial)}),
     }  # fmt: skip
 
 
@@ -169,7 +187,8 @@ def _evaluate(args: dict) -> int:
         with warnings_printed(EVALUATE.prog, on_error=False):  # unsealed: said once
             if args["task"] == "order":
                 result = evaluate_order(args["run"], args["split"], args["beam"],
-                                        args["predictions"], args["protocol_seed"])  # fmt: skip
+                                        args["predictions"], args["protocol_seed"],
+                                        args["max_tokens"])  # fmt: skip
             else:
                 result = evaluate_discrimination(args["run"], args["split"],
                                                  args["max_permutations"])  # fmt: skip

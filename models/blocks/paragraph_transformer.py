@@ -73,13 +73,10 @@ class PretrainedParagraphEncoder(nn.Module):
             raise ValueError(f"model.net.fit must be one of {FITS}, got {fit!r}")
         self.model, self.tokenizer = load_pretrained(model)
         self.output_dim = int(self.model.config.hidden_size)
-        positions = encoder_positions(self.model, self.tokenizer)
-        if max_tokens is not None and not 3 <= max_tokens <= positions:
-            raise ValueError(
-                f"model.net.max_tokens={max_tokens} must be in 3..{positions} "
-                "(the encoder's positions)"
-            )
-        self.max_tokens = max_tokens or positions
+        self.positions = encoder_positions(self.model, self.tokenizer)
+        self.max_tokens = self.positions
+        if max_tokens is not None:
+            self.limit_input(max_tokens)
         self.learning_rate = learning_rate
         self.warmup_steps = warmup_steps
         self.decay_epochs = decay_epochs
@@ -103,8 +100,20 @@ class PretrainedParagraphEncoder(nn.Module):
             self._ids[text] = ids
         return ids
 
-    def joined(self, document: list[str]) -> tuple[list[int], list[int]]:
-        """One document -> (input ids, the sentence index of each id, -1 for specials)."""
+    def limit_input(self, max_tokens: int) -> None:
+        """Cut the joined input to `max_tokens` positions from now on (3 up to the
+        encoder's own): the setting `model.net.max_tokens`, also changed after training to
+        measure what the cut costs (`orderbench evaluate max_tokens=N`)."""
+        if not 3 <= max_tokens <= self.positions:
+            raise ValueError(
+                f"model.net.max_tokens={max_tokens} must be in 3..{self.positions} "
+                "(the encoder's positions)"
+            )
+        self.max_tokens = max_tokens
+
+    def fitted(self, document: list[str]) -> tuple[list[list[int]], list[int]]:
+        """One document -> each sentence's sub-word ids and how many of them the joined
+        input keeps (`token_caps`; `[CLS]` and one `[SEP]` a sentence take the rest)."""
         pieces = [self.sentence_ids(text) for text in document]
         try:
             caps = token_caps([len(p) for p in pieces], self.max_tokens - len(pieces) - 1)
@@ -114,6 +123,11 @@ class PretrainedParagraphEncoder(nn.Module):
                 f"{self.max_tokens} positions ({error}); leave such documents out or use "
                 "an encoder with more positions (model.net.max_tokens)"
             ) from None
+        return pieces, caps
+
+    def joined(self, document: list[str]) -> tuple[list[int], list[int]]:
+        """One document -> (input ids, the sentence index of each id, -1 for specials)."""
+        pieces, caps = self.fitted(document)
         ids, owner = [self.cls], [-1]
         for index, (piece, cap) in enumerate(zip(pieces, caps, strict=True)):
             ids += piece[:cap] + [self.sep]

@@ -14,7 +14,7 @@ from fixtures_train import run_cli, train
 from benchmark.evaluate import evaluate_order
 from benchmark.metrics.discrimination import FIGURES as DISC_FIGURES
 from benchmark.records.predictions_jsonl import read_predictions
-from benchmark.run.finished_run import load_finished_run
+from benchmark.run.finished_run import RunError, load_finished_run
 from benchmark.score import score_file
 
 
@@ -99,6 +99,11 @@ def test_evaluate_presents_the_test_split_as_another_protocol_seed_would(lstm_ru
                   for doc, ids in zip(batch["doc_ids"], batch["sentence_ids"], strict=True)}
                  for seed in (0, 1)]  # fmt: skip
     assert presented[0].keys() == presented[1].keys() and presented[0] != presented[1]
+
+
+def test_evaluate_refuses_max_tokens_for_a_model_without_a_paragraph_encoder(lstm_run: Path):
+    with pytest.raises(RunError, match=r"max_tokens: the run's model lstm_ptrnet reads no"):
+        evaluate_order(lstm_run, "test", max_tokens=100)
 
 
 def test_random_baseline_runs_without_training(tmp_path: Path):
