@@ -137,6 +137,16 @@ PLOTS = Command(
     ),
     "benchmark.report.plots:main",
 )  # fmt: skip
+ARCHIVE = Command(
+    "archive", "copy the finished runs' records and predictions to a folder that outlives "
+    "the machine (the reports read it as a runs folder)",
+    (
+        Key("runs", "the runs folder", positional=True, required=True, metavar="RUNS_DIR"),
+        Key("out", "the archive: each run at its path below RUNS_DIR", positional=True,
+            required=True, metavar="OUT_DIR"),
+    ),
+    "benchmark.records.archive:main",
+)  # fmt: skip
 
 # -- bench: the suite's sizes, full and quick (`quick=true`: tiny sizes for tests) ------------
 FULL = {
@@ -358,7 +368,7 @@ PRESETS = Command(
 )
 
 COMMANDS = (
-    TRAIN, EVALUATE, SCORE, COMPARE, PREDICT, LEADERBOARD, PLOTS, BENCH, BENCH_PROFILE,
+    TRAIN, EVALUATE, SCORE, COMPARE, PREDICT, LEADERBOARD, PLOTS, ARCHIVE, BENCH, BENCH_PROFILE,
     BENCH_TSORT, BENCH_SCALE, BENCH_CLI, BENCH_GPU_KIT, BENCH_GPU_CHECK, DATACARD, PREPARE,
     SWEEP_RUN, SWEEP_LIST, SWEEP_SUMMARY, PARAMS, PRESETS,
 )  # the order of `orderbench --help`; the studies' commands follow
