@@ -145,7 +145,7 @@ ARCHIVE = Command(
         Key("out", "the archive: each run at its path below RUNS_DIR", positional=True,
             required=True, metavar="OUT_DIR"),
     ),
-    "benchmark.records.archive:main",
+    "benchmark.report.archive:main",
 )  # fmt: skip
 
 # -- bench: the suite's sizes, full and quick (`quick=true`: tiny sizes for tests) ------------

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from fixtures_runs import write_run
 
-from benchmark.records.archive import ARCHIVED_FILES, archive_runs
-from benchmark.records.archive import main as archive
 from benchmark.records.run_record import PREDICTIONS_NAME, RECORD_NAME
+from benchmark.report.archive import ARCHIVED_FILES, archive_runs
+from benchmark.report.archive import main as archive
 from benchmark.report.leaderboard import main as leaderboard
 
 
