@@ -32,10 +32,6 @@ from benchmark.records.seal import verify
 ARCHIVED_FILES = (RECORD_NAME, PREDICTIONS_NAME)  # what the reports read of a run
 
 
-def _archived_path(run: Run, runs: Path, out: Path) -> Path:
-    return out / run.path.relative_to(runs)
-
-
 def _conflict(run: Run, target: Path) -> str | None:
     """Why `target` cannot take `run`'s files (it holds other files of that name), or None."""
     for name in ARCHIVED_FILES:
@@ -54,8 +50,7 @@ def archive_runs(runs: str | Path, out: str | Path) -> tuple[list[Path], list[Pa
     runs, out = Path(runs).resolve(), Path(out).resolve()
     if out == runs or runs in out.parents:
         raise ValueError(f"out={out}: inside runs={runs}; give a folder outside it")
-    found = [run for run in collect_runs(runs) if run.path.is_relative_to(runs)]
-    targets = [(run, _archived_path(run, runs, out)) for run in found]
+    targets = [(run, out / run.path.relative_to(runs)) for run in collect_runs(runs)]
     for run, target in targets:
         if problem := _conflict(run, target):
             raise ValueError(problem)
