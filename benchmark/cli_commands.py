@@ -148,6 +148,18 @@ ARCHIVE = Command(
     "benchmark.report.archive:main",
 )  # fmt: skip
 
+PRESENTATION = Command(
+    "presentation", "how much each row's test figures move under other presentations of "
+    "its test documents (decodes the runs that read the presented order)",
+    (
+        RUNS,
+        Key("out", "the output folder: presentation.csv (figures kept there are reused) and "
+            "presentation.md", metavar="DIR", shown=f"RUNS/{REPORTS_DIR}"),
+        _count("presentations", "other fixed shuffles of the test documents per run", 5),
+    ),
+    "benchmark.presentation:main",
+)  # fmt: skip
+
 # -- bench: the suite's sizes, full and quick (`quick=true`: tiny sizes for tests) ------------
 FULL = {
     "steps": 10, "warmup": 2, "beams": "1,4,16,64", "lengths": "5,10,20,40", "length": 10,
@@ -368,7 +380,7 @@ PRESETS = Command(
 )
 
 COMMANDS = (
-    TRAIN, EVALUATE, SCORE, COMPARE, PREDICT, LEADERBOARD, PLOTS, ARCHIVE, BENCH, BENCH_PROFILE,
-    BENCH_TSORT, BENCH_SCALE, BENCH_CLI, BENCH_GPU_KIT, BENCH_GPU_CHECK, DATACARD, PREPARE,
-    SWEEP_RUN, SWEEP_LIST, SWEEP_SUMMARY, PARAMS, PRESETS,
+    TRAIN, EVALUATE, SCORE, COMPARE, PREDICT, LEADERBOARD, PLOTS, ARCHIVE, PRESENTATION, BENCH,
+    BENCH_PROFILE, BENCH_TSORT, BENCH_SCALE, BENCH_CLI, BENCH_GPU_KIT, BENCH_GPU_CHECK, DATACARD,
+    PREPARE, SWEEP_RUN, SWEEP_LIST, SWEEP_SUMMARY, PARAMS, PRESETS,
 )  # the order of `orderbench --help`; the studies' commands follow

@@ -23,20 +23,16 @@ from benchmark.cli_arguments import report_error, warnings_printed
 from benchmark.compare import compare_runs
 from benchmark.config.compose import compose_config
 from benchmark.config.identity import changed_keys, identity_config
-from benchmark.evaluate import evaluate_order
+from benchmark.presentation import decode_presented
 from benchmark.records.atomic_io import atomic_write_group
 from benchmark.records.comparability import IncomparableRunsError, require_pairable
 from benchmark.records.run_collection import Run, collect_runs
+from benchmark.report.presentation_spread import presentation_figures, read_known
 from benchmark.stats.multiple_testing import holm
 from benchmark.stats.seeded_paired import compare_seeded, load_row, seeded_interval
 from data.readers.nseg import SOURCE as NSEG_SOURCE
 from studies.cui2018 import NIPS_COMMAND as COMMAND
-from studies.cui2018.nips_presentation import (
-    PRESENTATION_CSV,
-    presentation_figures,
-    presentation_lines,
-    read_known,
-)
+from studies.cui2018.nips_presentation import PRESENTATION_CSV, presentation_lines
 from studies.cui2018.published import MODELS, NIPS, NSEG_LABEL, NSEG_NIPS, Row
 
 DATASET = "nips"
@@ -492,11 +488,6 @@ def cost_lines(table: pd.DataFrame) -> list[str]:
     return lines
 
 
-def decode_presented(run_dir: Path, protocol_seed: int) -> dict:
-    """The run's test figures under another fixed presentation (`benchmark.evaluate`)."""
-    return evaluate_order(run_dir, "test", protocol_seed=protocol_seed)
-
-
 def write(runs_dir: Path, out: Path, variant: str = VARIANT, presentations: int = 0) -> list[Path]:
     """The page and its tables in `out`; with `presentations` N, every run of a row that
     reads the presented order is decoded again under N other presentations first
@@ -506,7 +497,8 @@ def write(runs_dir: Path, out: Path, variant: str = VARIANT, presentations: int 
     if table.empty:
         raise ValueError(f"{runs_dir}: no finished NIPS run of variant {variant}")
     groups = row_runs(runs, variant)
-    presented = presentation_figures(groups, presentations, read_known(out), decode_presented)
+    presented = presentation_figures(groups, presentations, read_known(out / PRESENTATION_CSV),
+                                     decode_presented)
     commits = sorted({run.record.get("git_commit", "unknown") for run in runs
                       if run.dataset == DATASET})  # fmt: skip
     ablations = ablation_table(runs, variant)

@@ -59,24 +59,18 @@ def test_the_page_marks_short_rows_and_states_the_cost(runs: Path, tmp_path: Pat
     assert "| LSTM+PtrNet, batch 16, beam 64 | not measured |" in page  # presentations=0
 
 
-def test_presentations_decode_only_the_order_reading_rows_once(runs: Path):
+def test_the_page_section_holds_the_spread_of_the_order_reading_rows(runs: Path):
+    from benchmark.report.presentation_spread import presentation_figures
     from studies.cui2018.nips import row_runs
-    from studies.cui2018.nips_presentation import presentation_figures, presentation_lines
+    from studies.cui2018.nips_presentation import presentation_lines
 
     groups = row_runs(collect_runs(runs), "repro_e100")
-    calls = []
-
-    def decode(run_dir: Path, seed: int) -> dict:
-        calls.append((run_dir.name, seed))
-        return {"tau": 0.5 + seed / 100, "pmr": 0.1, "acc": 0.3}
-
-    figures = presentation_figures(groups, 2, pd.DataFrame(), decode)
-    assert sorted(calls) == [(f"seed_{s}", p) for s in range(3) for p in (1, 2)]  # LSTM only
-    assert set(figures["preset"]) == {"lstm_ptrnet"} and len(figures) == 6
-    again = presentation_figures(groups, 2, figures, lambda *_: pytest.fail("decoded again"))
-    assert again.equals(figures)  # kept figures are reused
-    lines = "\n".join(presentation_lines(groups, figures))
-    lstm = next(line for line in lines.splitlines() if line.startswith("| LSTM+PtrNet"))
+    figures = presentation_figures(groups, 2, pd.DataFrame(),
+                                   lambda _, seed: {"tau": 0.5 + seed / 100, "pmr": 0.1,
+                                                    "acc": 0.3})  # fmt: skip
+    lines = presentation_lines(groups, figures)
+    assert lines[:2] == ["", "## Presentation"]
+    lstm = next(line for line in lines if line.startswith("| LSTM+PtrNet"))
     assert "| 2 × 3 seeds |" in lstm and lstm.endswith("| 0.515 | 0.0071 | 0.0100 |")
 
 
