@@ -27,7 +27,8 @@ dataset of one protocol), and are never ranked or compared across tables:
 - `n_params`, `train_minutes` (mean over seeds); `epochs`, `best_epoch` (the epoch
   selected on valid), `steps` (means over seeds), `stopped_by` and `threads` (each value
   with its count over seeds, e.g. "early_stopping×2,max_epochs×1"; `unrecorded` for
-  records that predate the field);
+  records that predate the field; a run resumed with other threads counts as "1+2", its
+  epochs' threads in the order they ran, `run_threads`);
 - `complete`: the row has as many seeds as the fullest row of its table. Rows with fewer
   seeds are neither ranked nor compared (shown apart);
 - `rank` of the complete rows by mean test tau (1 = highest; with one seed per row too,
@@ -161,8 +162,18 @@ def summarise_row(runs: Sequence[Run], metrics: Sequence[str]) -> dict:
     for key in ("epochs", "best_epoch", "steps"):
         row[key] = _recorded_mean(runs, key)
     row["stopped_by"] = tally([run.record.get("stopped_by") for run in runs])
-    row["threads"] = tally([(run.record.get("environment") or {}).get("threads") for run in runs])
+    row["threads"] = tally([run_threads(run) for run in runs])
     return row
+
+
+def run_threads(run: Run) -> int | str | None:
+    """The PyTorch threads the run trained with: its epochs' (`resources.threads_per_epoch`)
+    joined as "1+2" where a resume changed them, else its last launch's (`environment`)."""
+    per_epoch = (run.record.get("resources") or {}).get("threads_per_epoch") or []
+    seen = list(dict.fromkeys(t for t in per_epoch if t is not None))
+    if len(seen) > 1:
+        return "+".join(map(str, seen))
+    return (run.record.get("environment") or {}).get("threads")
 
 
 def _recorded_mean(runs: Sequence[Run], key: str) -> float:

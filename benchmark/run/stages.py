@@ -71,7 +71,7 @@ from benchmark.training.progress import (
     steps_per_epoch,
     training_progress,
 )
-from benchmark.training.resources import ResourceMeter, epoch_cpu_seconds, resources
+from benchmark.training.resources import ResourceMeter, epoch_costs, resources
 from benchmark.training.task import OrderingTask
 from data.noise import has_noise, noise_label
 from models.registry import Preset
@@ -241,6 +241,7 @@ class FittedRun:
     train_seconds: float  # across resumes
     progress: dict  # epochs, best_epoch, steps, stopped_by (benchmark.training.progress)
     cpu_seconds_per_epoch: list[float]  # benchmark.training.resources
+    threads_per_epoch: list[int | None]
 
 
 @dataclass
@@ -299,7 +300,7 @@ def fit(built: BuiltRun, plan: RunPlan) -> FittedRun:
     best = own_best_checkpoint(built.checkpoint, plan.work_dir) if trainable else None
     progress = training_progress(built.trainer, best and str(best), trainable)
     built.task.selected_epoch = progress["best_epoch"] or 0  # figures logged at that epoch
-    return FittedRun(best, train_seconds, progress, epoch_cpu_seconds(built.trainer))
+    return FittedRun(best, train_seconds, progress, *epoch_costs(built.trainer))
 
 
 def evaluate(cfg: DictConfig, built: BuiltRun, fitted: FittedRun) -> EvaluatedRun:
@@ -361,7 +362,7 @@ def record(
         ),
         best_checkpoint=fitted.best and str(fitted.best.relative_to(work_dir)),
         resources=resources(fitted.cpu_seconds_per_epoch, fitted.progress["best_epoch"],
-                            fitted.progress["epochs"]),
+                            fitted.progress["epochs"], fitted.threads_per_epoch),
         data=built.data_stats,
         identity=run_identity(cfg, built.datamodule, noise),
         protocol=run_protocol(cfg, split["test"]["trivial_policy"], noise),

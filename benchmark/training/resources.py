@@ -5,13 +5,15 @@ system, `resource.getrusage`) does much less, so the cost of a run is counted in
 seconds: `ResourceMeter` records the CPU seconds of every training epoch (its validation
 pass included), carried across resumes in the checkpoints (plain floats, so they load
 with `weights_only=True`), and `resources` gives the record's
-`{train_cpu_seconds, cpu_seconds_per_epoch, cpu_seconds_to_selected, peak_rss_mb}`:
-`cpu_seconds_to_selected` is what training cost up to the end of the epoch selected on
-valid, the price of the run's test figures. An epoch the meter did not see (trained before
-a resume from a checkpoint that holds no meter state) is `null`, and a sum that needs it is
-`null`: an uncounted cost is never reported as a small one. `peak_rss_mb` is the peak
-resident memory (Linux `ru_maxrss`) of the process that finished the run, which includes
-data loading and the test.
+`{train_cpu_seconds, cpu_seconds_per_epoch, threads_per_epoch, cpu_seconds_to_selected,
+peak_rss_mb}`: `cpu_seconds_to_selected` is what training cost up to the end of the epoch
+selected on valid, the price of the run's test figures; `threads_per_epoch` the PyTorch
+threads each epoch ran with (a run resumed with other threads is recorded as it ran, not as
+its last launch; the record's `environment` is the last launch's). An epoch the meter did
+not see (trained before a resume from a checkpoint that holds no meter state) is `null`,
+and a sum that needs it is `null`: an uncounted cost is never reported as a small one.
+`peak_rss_mb` is the peak resident memory (Linux `ru_maxrss`) of the process that finished
+the run, which includes data loading and the test.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import resource
 import sys
 
 import pytorch_lightning as pl
+import torch
 
 
 def cpu_seconds() -> float:
@@ -35,10 +38,12 @@ def peak_rss_mb() -> float:
 
 
 class ResourceMeter(pl.Callback):
-    """The CPU seconds of every training epoch (training steps and validation)."""
+    """The CPU seconds of every training epoch (training steps and validation) and the
+    PyTorch threads it ran with."""
 
     def __init__(self) -> None:
         self.per_epoch: list[float] = []
+        self.threads: list[int | None] = []  # None: an epoch of a checkpoint that kept none
         self._start: float | None = None
 
     def on_train_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
@@ -48,21 +53,24 @@ class ResourceMeter(pl.Callback):
         # after the epoch's validation (Lightning runs it before this hook)
         if self._start is not None:
             self.per_epoch.append(round(cpu_seconds() - self._start, 3))
+            self.threads.append(torch.get_num_threads())
             self._start = None
 
     def state_dict(self) -> dict:
-        return {"cpu_seconds_per_epoch": list(self.per_epoch)}
+        return {"cpu_seconds_per_epoch": list(self.per_epoch), "threads_per_epoch": self.threads}
 
     def load_state_dict(self, state_dict: dict) -> None:
         self.per_epoch = [float(s) for s in state_dict.get("cpu_seconds_per_epoch", [])]
+        kept = list(state_dict.get("threads_per_epoch", []))[-len(self.per_epoch):]
+        self.threads = [None] * (len(self.per_epoch) - len(kept)) + kept
 
 
-def epoch_cpu_seconds(trainer: pl.Trainer) -> list[float]:
-    """The CPU seconds of every training epoch so far (the trainer's `ResourceMeter`). Read
-    it right after `fit`: a later `validate` or `test` from a checkpoint restores the
-    callbacks' state of that checkpoint."""
+def epoch_costs(trainer: pl.Trainer) -> tuple[list[float], list[int | None]]:
+    """The CPU seconds and threads of every training epoch so far (the trainer's
+    `ResourceMeter`). Read it right after `fit`: a later `validate` or `test` from a
+    checkpoint restores the callbacks' state of that checkpoint."""
     meter = next((c for c in trainer.callbacks if isinstance(c, ResourceMeter)), None)
-    return list(meter.per_epoch) if meter is not None else []
+    return (list(meter.per_epoch), list(meter.threads)) if meter is not None else ([], [])
 
 
 def _total(seconds: list[float | None]) -> float | None:
@@ -72,15 +80,23 @@ def _total(seconds: list[float | None]) -> float | None:
     return round(sum(seconds), 2)
 
 
-def resources(per_epoch: list[float], best_epoch: int | None, epochs: int) -> dict:
-    """The record's `resources` from the CPU seconds the meter counted, the last `epochs`
-    epochs of the training (the earlier ones, trained before the meter's state was kept in
-    the checkpoints, become None); `best_epoch` counts from 1 (None: nothing was trained)."""
-    counted = per_epoch[-epochs:] if epochs else []
-    every_epoch: list[float | None] = [None] * (epochs - len(counted)) + counted
+def _last(values: list, epochs: int) -> list:
+    """The last `epochs` of `values`, None before those the meter saw."""
+    counted = list(values[-epochs:]) if epochs else []
+    return [None] * (epochs - len(counted)) + counted
+
+
+def resources(per_epoch: list[float], best_epoch: int | None, epochs: int,
+              threads: list[int | None] | None = None) -> dict:
+    """The record's `resources` from the CPU seconds and threads the meter counted, the last
+    `epochs` epochs of the training (the earlier ones, trained before the meter's state was
+    kept in the checkpoints, become None); `best_epoch` counts from 1 (None: nothing was
+    trained)."""
+    every_epoch: list[float | None] = _last(per_epoch, epochs)
     return {
         "train_cpu_seconds": _total(every_epoch) if epochs else 0.0,
         "cpu_seconds_per_epoch": every_epoch,
+        "threads_per_epoch": _last(threads or [], epochs),
         "cpu_seconds_to_selected": _total(every_epoch[:best_epoch]) if best_epoch else None,
         "peak_rss_mb": round(peak_rss_mb(), 1),
     }

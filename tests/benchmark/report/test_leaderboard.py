@@ -276,6 +276,11 @@ def test_training_outcome_columns_summarise_the_seeds(tmp_path: Path):
     assert row["stopped_by"] == "early_stopping×2,max_epochs×1"
     assert row["epochs"] == pytest.approx(19 / 3) and row["best_epoch"] == pytest.approx(13 / 3)
     assert row["steps"] == pytest.approx(1900 / 3) and row["threads"] == "1×3"
+    # a run resumed with 2 threads after 2 epochs at 1 (its record's environment: the last launch)
+    set_record(tmp_path / "brown/han/base/seed_2", environment={"threads": 2},
+               resources={"threads_per_epoch": [None, 1, 1, 2, 2, 2, 2, 2]})
+    row = build_leaderboard(collect_runs(tmp_path), n_resamples=100).iloc[0]
+    assert row["threads"] == "1×2,1+2×1"
 
 
 def test_figures_that_are_not_ranked_are_never_bold(tmp_path: Path):

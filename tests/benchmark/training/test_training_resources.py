@@ -1,7 +1,7 @@
 """The record's `resources` (benchmark.training.resources): an epoch the meter did not see
-is None, never a smaller cost."""
+is None, never a smaller cost; the threads of every epoch survive a resume."""
 
-from benchmark.training.resources import resources
+from benchmark.training.resources import ResourceMeter, resources
 
 
 def test_every_epoch_counted_gives_the_sums():
@@ -23,3 +23,15 @@ def test_a_selected_epoch_inside_the_counted_part_keeps_its_cost():
     cost = resources([1.0, 1.5], best_epoch=4, epochs=4)  # epochs 3 and 4 counted
     assert cost["cpu_seconds_to_selected"] is None  # epochs 1-2 are needed and unknown
     assert resources([], best_epoch=None, epochs=0)["train_cpu_seconds"] == 0.0
+
+
+def test_threads_are_kept_per_epoch_and_none_where_a_checkpoint_kept_none():
+    cost = resources([2.0, 3.0, 4.0], best_epoch=2, epochs=3, threads=[1, 1, 2])
+    assert cost["threads_per_epoch"] == [1, 1, 2]
+    assert resources([2.0], best_epoch=1, epochs=3)["threads_per_epoch"] == [None] * 3
+    meter = ResourceMeter()
+    meter.load_state_dict({"cpu_seconds_per_epoch": [5.0, 6.0]})  # a checkpoint of before
+    assert meter.threads == [None, None]
+    meter.load_state_dict({"cpu_seconds_per_epoch": [5.0, 6.0], "threads_per_epoch": [1, 2]})
+    assert meter.state_dict() == {"cpu_seconds_per_epoch": [5.0, 6.0],
+                                  "threads_per_epoch": [1, 2]}  # fmt: skip
