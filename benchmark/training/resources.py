@@ -61,8 +61,7 @@ class ResourceMeter(pl.Callback):
 
     def load_state_dict(self, state_dict: dict) -> None:
         self.per_epoch = [float(s) for s in state_dict.get("cpu_seconds_per_epoch", [])]
-        kept = list(state_dict.get("threads_per_epoch", []))[-len(self.per_epoch):]
-        self.threads = [None] * (len(self.per_epoch) - len(kept)) + kept
+        self.threads = _last(list(state_dict.get("threads_per_epoch", [])), len(self.per_epoch))
 
 
 def epoch_costs(trainer: pl.Trainer) -> tuple[list[float], list[int | None]]:

@@ -35,3 +35,5 @@ def test_threads_are_kept_per_epoch_and_none_where_a_checkpoint_kept_none():
     meter.load_state_dict({"cpu_seconds_per_epoch": [5.0, 6.0], "threads_per_epoch": [1, 2]})
     assert meter.state_dict() == {"cpu_seconds_per_epoch": [5.0, 6.0],
                                   "threads_per_epoch": [1, 2]}  # fmt: skip
+    meter.load_state_dict({"cpu_seconds_per_epoch": [], "threads_per_epoch": [1]})
+    assert meter.threads == []  # one per counted epoch, never more
