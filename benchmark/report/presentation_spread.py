@@ -21,6 +21,7 @@ from typing import NamedTuple, Protocol
 
 import pandas as pd
 
+from benchmark.records.comparability import protocol_of
 from benchmark.records.run_collection import Run
 from models.registry import get_preset
 
@@ -48,14 +49,10 @@ def order_free(preset: str) -> bool:
     return get_preset(preset).order_free
 
 
-def own_protocol_seed(run: Run) -> int:
-    """The protocol seed the run was tested under (its fixed presentation)."""
-    return int(run.record.get("protocol", {}).get("protocol_seed", 0))
-
-
 def other_protocol_seeds(run: Run, presentations: int) -> list[int]:
-    """The first `presentations` protocol seeds other than the run's own."""
-    own = own_protocol_seed(run)
+    """The first `presentations` protocol seeds other than the one the run was tested under
+    (`comparability.protocol_of`; 0, the default, where its record does not say)."""
+    own = protocol_of(run.record)["protocol_seed"] or 0
     return [seed for seed in range(presentations + 1) if seed != own][:presentations]
 
 

@@ -57,7 +57,8 @@ class ResourceMeter(pl.Callback):
             self._start = None
 
     def state_dict(self) -> dict:
-        return {"cpu_seconds_per_epoch": list(self.per_epoch), "threads_per_epoch": self.threads}
+        return {"cpu_seconds_per_epoch": list(self.per_epoch),
+                "threads_per_epoch": list(self.threads)}
 
     def load_state_dict(self, state_dict: dict) -> None:
         self.per_epoch = [float(s) for s in state_dict.get("cpu_seconds_per_epoch", [])]

@@ -60,7 +60,7 @@ def test_a_run_that_cannot_be_decoded_leaves_only_its_lines_missing(groups):
 def test_the_other_presentations_skip_the_runs_own(groups):
     lstm = groups[RowName("lstm_ptrnet", "lstm_ptrnet")][0]
     assert other_protocol_seeds(lstm, 3) == [1, 2, 3]
-    lstm.record["protocol"] = {"protocol_seed": 2}
+    lstm.record["identity"] = {"protocol": {"protocol_seed": 2}}  # as a run records it
     assert other_protocol_seeds(lstm, 3) == [0, 1, 3]
 
 
