@@ -121,8 +121,9 @@ reproduction: setup  ## Cui et al. 2018 Tables 3 and 5 on Accidents/Earthquakes 
 		cpu_threads=1 $(ARGS)
 	$(MAKE) --no-print-directory reproduction-report VARIANT=$(VARIANT) COMPARE="$(COMPARE)"
 
-nips: setup  ## Cui et al. 2018 Table 3, NIPS column, on the SE-Graph split (ORDERBENCH_DATASETS): 39 runs one at a time (studies/cui2018/conf/sweep/nips.yaml), then results/reproduction_nips.{md,csv} and results/nips/ (leaderboard, plots)
+nips: setup  ## Cui et al. 2018 Table 3, NIPS column, on the SE-Graph split (ORDERBENCH_DATASETS): 39 runs one at a time (studies/cui2018/conf/sweep/nips.yaml: the 2018-era rows, 30; nips_pretrained.yaml: the pretrained paragraph encoders at BERSON's 20-epoch recipe, 9), then results/reproduction_nips.{md,csv} and results/nips/ (leaderboard, plots)
 	$(OB) sweep run nips hydra/launcher=local hydra.sweeper.max_batch_size=1 cpu_threads=1 $(ARGS)
+	$(OB) sweep run nips_pretrained hydra/launcher=local hydra.sweeper.max_batch_size=1 cpu_threads=1 $(ARGS)
 	$(MAKE) --no-print-directory nips-report
 
 nips-report: setup  ## results/reproduction_nips.{md,csv} and results/nips/ from the finished NIPS runs, no training (each run of a row that reads the presented order decoded under 5 other presentations once)

@@ -60,8 +60,11 @@ PROFILED = {"attordernet": "attordernet_paper", "attordernet_att": "attordernet_
             "cnn_ptrnet": "cnn_ptrnet_paper", "han": "han_paper"}  # fmt: skip
 LAUNCH_SECONDS, GPU_FLOPS = 10e-6, 20e12
 
-SWEEP = Path(__file__).resolve().parent / "conf" / "sweep" / "nips.yaml"  # its rows, in order
-LABELS = {  # an experiment of the sweep -> its row's label (else its preset's name)
+SWEEPS = Path(__file__).resolve().parent / "conf" / "sweep"
+SWEEP = SWEEPS / "nips.yaml"  # the 2018-era rows, in order, at the page's budget (`variant`)
+# the pretrained paragraph encoders' rows at a budget of their own (its sweep's `variant`)
+PRETRAINED_SWEEP = SWEEPS / "nips_pretrained.yaml"
+LABELS = {  # an experiment of the NIPS sweep, or a preset, -> its row's label
     "lstm_ptrnet_cui": "LSTM+PtrNet, batch 16, beam 64",
     "cnn_ptrnet_cui": "CNN+PtrNet, batch 16, beam 64",
     **{f"{preset}_paper": MODELS[preset] for preset in ("attordernet", "attordernet_att",
@@ -71,30 +74,57 @@ LABELS = {  # an experiment of the sweep -> its row's label (else its preset's n
     "preset_pairwise_tsort": "pairwise + topological sort",
     "calibration_bow_position": "bag-of-words position (calibration)",
     "calibration_overlap_chain": "word-overlap chain (calibration, rule)",
-    "preset_paragraph_listmle": "pretrained paragraph encoder + ListMLE",
-    "preset_paragraph_ptrnet": "pretrained paragraph encoder + pointer",
-    "preset_paragraph_tsort": "pretrained paragraph encoder + topological sort",
+    "paragraph_listmle": "pretrained paragraph encoder + ListMLE",
+    "paragraph_ptrnet": "pretrained paragraph encoder + pointer",
+    "paragraph_tsort": "pretrained paragraph encoder + topological sort",
 }
+
+
+def _listed(value) -> list[str]:
+    return [name.strip() for name in str(value).split(",")]
 
 
 def sweep_experiments() -> list[str]:
     """The experiments of the NIPS sweep (`+experiment` of
     studies/cui2018/conf/sweep/nips.yaml), in order: the one list of the study's models."""
-    params = yaml.safe_load(SWEEP.read_text())["hydra"]["sweeper"]["params"]
-    return [name.strip() for name in str(params["+experiment"]).split(",")]
+    return _listed(yaml.safe_load(SWEEP.read_text())["hydra"]["sweeper"]["params"]["+experiment"])
+
+
+def pretrained_jobs() -> tuple[str, list[str], str]:
+    """The pretrained rows' sweep (studies/cui2018/conf/sweep/nips_pretrained.yaml): its
+    experiment, its presets in order (`model`) and its variant."""
+    sweep = yaml.safe_load(PRETRAINED_SWEEP.read_text())
+    params = sweep["hydra"]["sweeper"]["params"]
+    return str(params["+experiment"]), _listed(params["model"]), str(sweep["variant"])
+
+
+def pretrained_budget() -> str:
+    """The page's sentence on the pretrained rows' budget, from their sweep."""
+    experiment, _, variant = pretrained_jobs()
+    params = yaml.safe_load(PRETRAINED_SWEEP.read_text())["hydra"]["sweeper"]["params"]
+    return (f"The pretrained paragraph encoders: budget `{variant}` (`+experiment={experiment}`"
+            f", BERSON's published NIPS recipe): at most {params['trainer.max_epochs']} epochs "
+            f"with the learning rate decaying to zero at the last, early stopping after "
+            f"{params['early_stopping.patience']} and selection as above, chosen before any of "
+            "their test figures (docs/reproduction_nips.md says why it is a fair comparison).")
 
 
 @functools.cache
 def rows() -> tuple[Row, ...]:
-    """One row per experiment of the sweep: its preset and run tag (`variant_tag`) from the
-    composed experiment, set beside the published figure of its preset if Cui et al. 2018
-    report one."""
+    """One row per experiment of the NIPS sweep (its preset and run tag, `variant_tag`, from
+    the composed experiment, set beside the published figure of its preset if Cui et al.
+    2018 report one), then one per preset of the pretrained sweep at that sweep's variant."""
     found = []
     for experiment in sweep_experiments():
         cfg = compose_config([f"+experiment={experiment}"])
         preset, tag = str(cfg.model.name), str(cfg.get("variant_tag") or "")
         paper = preset if preset in MODELS else None
         found.append(Row(LABELS.get(experiment, preset), preset, tag, paper))
+    experiment, presets, variant = pretrained_jobs()
+    for preset in presets:
+        cfg = compose_config([f"+experiment={experiment}", f"model={preset}"])
+        name = str(cfg.model.name)
+        found.append(Row(LABELS.get(name, name), name, variant=variant))
     return tuple(found)
 
 
@@ -103,7 +133,7 @@ def row_runs(runs: Sequence[Run], variant: str) -> dict[Row, list[Run]]:
     found = {}
     for row in rows():
         members = [run for run in runs if run.dataset == DATASET and run.preset == row.preset
-                   and run.variant == variant + row.tag]  # fmt: skip
+                   and run.variant == row.run_variant(variant)]  # fmt: skip
         if members:
             found[row] = sorted(members, key=lambda run: run.seed)
     return found
@@ -210,7 +240,7 @@ def build(runs: Sequence[Run], variant: str = VARIANT,
     for row, members in groups.items():
         loaded[row] = load_row(members)
         interval = seeded_interval(loaded[row], n_resamples, seed=0)
-        entry = {"row": row.label, "preset": row.preset, "variant": variant + row.tag,
+        entry = {"row": row.label, "preset": row.preset, "variant": row.run_variant(variant),
                  "runs": len(members), "seeds": ",".join(str(r.seed) for r in members),
                  "valid_tau": _valid_tau(members)}  # fmt: skip
         for metric, scale in METRICS.items():
@@ -264,16 +294,16 @@ PLACE_KEYS = ("variant", "variant_tag")
 def ablation_pairs(runs: Sequence[Run], variant: str = VARIANT) -> list[tuple[Run, Run]]:
     """(row run, other run): each NIPS run of a row's preset whose variant is no row's (an
     ablation: one named change, run at the same budget), beside the row's run of its seed."""
-    row_keys = {(row.preset, variant + row.tag) for row in rows()}
+    row_keys = {(row.preset, row.run_variant(variant)) for row in rows()}
     base = {(run.preset, run.variant, run.seed): run for run in runs
             if run.dataset == DATASET and (run.preset, run.variant) in row_keys}  # fmt: skip
     pairs = []
     for run in runs:
         if run.dataset != DATASET or (run.preset, run.variant) in row_keys:
             continue
-        tags = [row.tag for row in rows() if row.preset == run.preset]
-        match = next((base[key] for tag in tags
-                      if (key := (run.preset, variant + tag, run.seed)) in base), None)  # fmt: skip
+        variants = [row.run_variant(variant) for row in rows() if row.preset == run.preset]
+        match = next((base[key] for row_variant in variants
+                      if (key := (run.preset, row_variant, run.seed)) in base), None)  # fmt: skip
         if match is not None:
             pairs.append((match, run))
     return sorted(pairs, key=lambda pair: (pair[1].preset, pair[1].variant, pair[1].seed))
@@ -353,7 +383,8 @@ def markdown(table: pd.DataFrame, tests: dict, variant: str, commits: Sequence[s
         "`dataset=nips`, `+reproduce=nips`) beside Cui et al. 2018, Table 3 (accuracy %, tau; "
         "their split: 2,248 / 409 / 402) and the log of the SE-Graph authors' code on this "
         f"very split. Budget `{variant}`: at most 100 epochs, early stopping after 15 without a "
-        "better valid tau, the same for every preset, fixed before any test figure; 3 seeds. "
+        "better valid tau, the same for every 2018-era preset, fixed before any test figure; "
+        f"3 seeds. {pretrained_budget()} "
         "Each cell: mean ± std over seeds [95% interval over seeds and test documents] vs the "
         "published figure (ours - published; ✓: inside our interval).",
         "",
@@ -449,8 +480,9 @@ def measured_bert_lines(profile: dict, bert: dict) -> list[str]:
 def cost_lines(table: pd.DataFrame) -> list[str]:
     """The cost table and the cheapest row that reaches the SE-Graph log's tau."""
     lines = [
-        "CPU seconds (one PyTorch thread) to the epoch selected on valid and for the whole "
-        "training, mean over seeds, and the peak resident memory of the run's process; "
+        "CPU seconds of the run's process (all its PyTorch threads: one a run, unless its "
+        "record's `resources.threads_per_epoch` says more) to the epoch selected on valid and "
+        "for the whole training, mean over seeds, and the peak resident memory of the process; "
         "≈ marks rows whose records predate the CPU-time count (wall-time share instead).",
         "",
         "The last column is **an estimate, not a measurement** (no GPU was used): the run's "
@@ -476,8 +508,8 @@ def cost_lines(table: pd.DataFrame) -> list[str]:
     lines += bert_base_lines(load_profile())
     hours = table["wall_s_sum"].sum() / 3600
     lines += ["", f"The {int(table['runs'].sum())} finished runs trained for {hours:.1f} hours in "
-              "all on this machine (wall time, one PyTorch thread per run, on 2 cores shared "
-              "with the other sweeps and runs), decoding and order discrimination not counted."]
+              "all (wall time, on 2 cores shared with the other sweeps and runs), decoding and "
+              "order discrimination not counted."]
     reaching = table[table["tau_mean"] >= NSEG_NIPS["tau"]]
     if reaching.empty:
         lines += ["", f"No row reaches the SE-Graph log's tau {NSEG_NIPS['tau']} on average."]

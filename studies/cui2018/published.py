@@ -51,9 +51,16 @@ NSEG_LABEL = "SE-Graph (Yin et al. 2019), a logged run of the authors' code on t
 @dataclass(frozen=True)
 class Row:
     """One row of the tables: a preset at one setting (its run label ends with `tag`) and
-    the preset whose published figure it is set beside (None: no published figure)."""
+    the preset whose published figure it is set beside (None: no published figure);
+    `variant`: the row's own run variant, for a row of a sweep with a budget of its own
+    (None: the page's variant + `tag`)."""
 
     label: str
     preset: str
     tag: str = ""
     paper: str | None = None
+    variant: str | None = None
+
+    def run_variant(self, headline: str) -> str:
+        """The variant of this row's runs on a page whose budget is `headline`."""
+        return self.variant if self.variant is not None else headline + self.tag

@@ -43,6 +43,20 @@ def test_rows_hold_ours_beside_the_published_figures(runs: Path):
     assert only["diff"] < 0 and 0 <= only["p"] <= only["p_holm"] <= 1
 
 
+def test_a_pretrained_row_takes_the_runs_of_its_own_sweeps_budget(runs: Path):
+    """The pretrained rows' runs are those of their sweep's variant (berson_e20); a run of the
+    same preset at the page's headline budget is no row's run (an ablation of it)."""
+    write_run(runs, "paragraph_listmle", 0, 0.9, dataset="nips", variant="berson_e20")
+    write_run(runs, "paragraph_listmle", 0, 0.7, dataset="nips", variant="repro_e100")
+    table, _ = build(collect_runs(runs), n_resamples=200)
+    listmle = table.set_index("row").loc["pretrained paragraph encoder + ListMLE"]
+    assert listmle["runs"] == 1 and listmle["variant"] == "berson_e20"
+    assert listmle["tau_mean"] == pytest.approx(0.9, abs=0.2)
+    page = markdown(table, {"reference": None, "tests": {}}, "repro_e100", ["0" * 40])
+    assert "budget `berson_e20` (`+experiment=berson_recipe`" in page
+    assert "at most 20 epochs" in page
+
+
 def test_the_page_marks_short_rows_and_states_the_cost(runs: Path, tmp_path: Path):
     table, tests = build(collect_runs(runs), n_resamples=200)
     page = markdown(table, tests, "repro_e100", ["0" * 40])
@@ -109,15 +123,22 @@ def test_the_gpu_figure_is_an_estimate_from_the_profile_scaled_to_the_run():
 
 
 def test_the_rows_are_the_sweeps_experiments_and_every_label_is_of_one():
-    """The page's rows come from the NIPS sweep's experiment list (written once); a label for
-    an experiment the sweep no longer runs would be stale."""
-    from studies.cui2018.nips import LABELS, rows, sweep_experiments
+    """The page's rows come from the NIPS sweep's experiment list and the pretrained sweep's
+    presets (each written once); a label for a row the sweeps no longer run would be stale."""
+    from studies.cui2018.nips import LABELS, pretrained_jobs, rows, sweep_experiments
 
     experiments = sweep_experiments()
-    assert len(rows()) == len(experiments) == 13
-    assert set(LABELS) <= set(experiments)
+    _, presets, variant = pretrained_jobs()
+    assert len(experiments) == 10 and presets == ["paragraph_listmle", "paragraph_ptrnet",
+                                                  "paragraph_tsort"]
+    assert len(rows()) == 13
+    assert set(LABELS) <= set(experiments) | set(presets)
     first = [(r.preset, r.tag) for r in rows()][:2]
     assert first == [("lstm_ptrnet", "_cui"), ("cnn_ptrnet", "_cui")]
+    assert variant == "berson_e20"
+    assert [(r.preset, r.run_variant("repro_e100")) for r in rows()[-3:]] == [
+        (preset, variant) for preset in presets]
+    assert rows()[0].run_variant("repro_e100") == "repro_e100_cui"
     assert {r.preset for r in rows() if r.paper} == {
         "lstm_ptrnet", "cnn_ptrnet", "attordernet", "attordernet_att", "attordernet_cnn",
     }
