@@ -13,6 +13,7 @@ import functools
 import json
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -90,23 +91,33 @@ def sweep_experiments() -> list[str]:
     return _listed(yaml.safe_load(SWEEP.read_text())["hydra"]["sweeper"]["params"]["+experiment"])
 
 
-def pretrained_jobs() -> tuple[str, list[str], str]:
-    """The pretrained rows' sweep (studies/cui2018/conf/sweep/nips_pretrained.yaml): its
-    experiment, its presets in order (`model`) and its variant."""
+@dataclass(frozen=True)
+class PretrainedSweep:
+    """The pretrained rows' sweep (studies/cui2018/conf/sweep/nips_pretrained.yaml)."""
+
+    experiment: str  # its `+experiment`: the recipe
+    presets: list[str]  # its `model` list, in order: one row each
+    variant: str  # the variant of its runs: the rows' own
+    max_epochs: int
+    patience: int
+
+    def budget(self) -> str:
+        """The page's sentence on these rows' budget."""
+        return (f"The pretrained paragraph encoders: budget `{self.variant}` (`+experiment="
+                f"{self.experiment}`, BERSON's published NIPS recipe): at most "
+                f"{self.max_epochs} epochs with the learning rate decaying to zero at the last, "
+                f"early stopping after {self.patience} and selection as above, chosen before "
+                "any of their test figures (docs/reproduction_nips.md says why it is a fair "
+                "comparison).")
+
+
+def pretrained_sweep() -> PretrainedSweep:
+    """What the pretrained rows' sweep file says."""
     sweep = yaml.safe_load(PRETRAINED_SWEEP.read_text())
     params = sweep["hydra"]["sweeper"]["params"]
-    return str(params["+experiment"]), _listed(params["model"]), str(sweep["variant"])
-
-
-def pretrained_budget() -> str:
-    """The page's sentence on the pretrained rows' budget, from their sweep."""
-    experiment, _, variant = pretrained_jobs()
-    params = yaml.safe_load(PRETRAINED_SWEEP.read_text())["hydra"]["sweeper"]["params"]
-    return (f"The pretrained paragraph encoders: budget `{variant}` (`+experiment={experiment}`"
-            f", BERSON's published NIPS recipe): at most {params['trainer.max_epochs']} epochs "
-            f"with the learning rate decaying to zero at the last, early stopping after "
-            f"{params['early_stopping.patience']} and selection as above, chosen before any of "
-            "their test figures (docs/reproduction_nips.md says why it is a fair comparison).")
+    return PretrainedSweep(str(params["+experiment"]), _listed(params["model"]),
+                           str(sweep["variant"]), int(params["trainer.max_epochs"]),
+                           int(params["early_stopping.patience"]))  # fmt: skip
 
 
 @functools.cache
@@ -120,11 +131,11 @@ def rows() -> tuple[Row, ...]:
         preset, tag = str(cfg.model.name), str(cfg.get("variant_tag") or "")
         paper = preset if preset in MODELS else None
         found.append(Row(LABELS.get(experiment, preset), preset, tag, paper))
-    experiment, presets, variant = pretrained_jobs()
-    for preset in presets:
-        cfg = compose_config([f"+experiment={experiment}", f"model={preset}"])
+    pretrained = pretrained_sweep()
+    for preset in pretrained.presets:
+        cfg = compose_config([f"+experiment={pretrained.experiment}", f"model={preset}"])
         name = str(cfg.model.name)
-        found.append(Row(LABELS.get(name, name), name, variant=variant))
+        found.append(Row(LABELS.get(name, name), name, variant=pretrained.variant))
     return tuple(found)
 
 
@@ -384,7 +395,7 @@ def markdown(table: pd.DataFrame, tests: dict, variant: str, commits: Sequence[s
         "their split: 2,248 / 409 / 402) and the log of the SE-Graph authors' code on this "
         f"very split. Budget `{variant}`: at most 100 epochs, early stopping after 15 without a "
         "better valid tau, the same for every 2018-era preset, fixed before any test figure; "
-        f"3 seeds. {pretrained_budget()} "
+        f"3 seeds. {pretrained_sweep().budget()} "
         "Each cell: mean ± std over seeds [95% interval over seeds and test documents] vs the "
         "published figure (ours - published; ✓: inside our interval).",
         "",

@@ -125,10 +125,10 @@ def test_the_gpu_figure_is_an_estimate_from_the_profile_scaled_to_the_run():
 def test_the_rows_are_the_sweeps_experiments_and_every_label_is_of_one():
     """The page's rows come from the NIPS sweep's experiment list and the pretrained sweep's
     presets (each written once); a label for a row the sweeps no longer run would be stale."""
-    from studies.cui2018.nips import LABELS, pretrained_jobs, rows, sweep_experiments
+    from studies.cui2018.nips import LABELS, pretrained_sweep, rows, sweep_experiments
 
     experiments = sweep_experiments()
-    _, presets, variant = pretrained_jobs()
+    presets, variant = pretrained_sweep().presets, pretrained_sweep().variant
     assert len(experiments) == 10 and presets == ["paragraph_listmle", "paragraph_ptrnet",
                                                   "paragraph_tsort"]
     assert len(rows()) == 13
