@@ -132,10 +132,8 @@ def rows() -> tuple[Row, ...]:
         paper = preset if preset in MODELS else None
         found.append(Row(LABELS.get(experiment, preset), preset, tag, paper))
     pretrained = pretrained_sweep()
-    for preset in pretrained.presets:
-        cfg = compose_config([f"+experiment={pretrained.experiment}", f"model={preset}"])
-        name = str(cfg.model.name)
-        found.append(Row(LABELS.get(name, name), name, variant=pretrained.variant))
+    found += [Row(LABELS.get(preset, preset), preset, variant=pretrained.variant)
+              for preset in pretrained.presets]
     return tuple(found)
 
 
