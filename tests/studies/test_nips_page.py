@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from fixtures_runs import write_run
 
+from benchmark.config.compose import compose_config
 from benchmark.records.run_collection import collect_runs
 from studies.cui2018.nips import build, markdown, write
 from studies.cui2018.published import NIPS, NSEG_NIPS
@@ -139,6 +140,8 @@ def test_the_rows_are_the_sweeps_experiments_and_every_label_is_of_one():
     assert [(r.preset, r.run_variant("repro_e100")) for r in rows()[-3:]] == [
         (preset, variant) for preset in presets]
     assert rows()[0].run_variant("repro_e100") == "repro_e100_cui"
+    # a row's preset is the model name its runs record
+    assert [str(compose_config([f"model={p}"]).model.name) for p in presets] == presets
     assert {r.preset for r in rows() if r.paper} == {
         "lstm_ptrnet", "cnn_ptrnet", "attordernet", "attordernet_att", "attordernet_cnn",
     }
