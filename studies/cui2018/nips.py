@@ -96,7 +96,7 @@ class PretrainedSweep:
     """The pretrained rows' sweep (studies/cui2018/conf/sweep/nips_pretrained.yaml)."""
 
     experiment: str  # its `+experiment`: the recipe
-    presets: list[str]  # its `model` list, in order: one row each
+    presets: tuple[str, ...]  # its `model` list, in order: one row each
     variant: str  # the variant of its runs: the rows' own
     max_epochs: int
     patience: int
@@ -111,11 +111,13 @@ class PretrainedSweep:
                 "comparison).")
 
 
+@functools.cache
 def pretrained_sweep() -> PretrainedSweep:
-    """What the pretrained rows' sweep file says."""
+    """What the pretrained rows' sweep file says (read once: the rows and the page's budget
+    sentence both ask)."""
     sweep = yaml.safe_load(PRETRAINED_SWEEP.read_text())
     params = sweep["hydra"]["sweeper"]["params"]
-    return PretrainedSweep(str(params["+experiment"]), _listed(params["model"]),
+    return PretrainedSweep(str(params["+experiment"]), tuple(_listed(params["model"])),
                            str(sweep["variant"]), int(params["trainer.max_epochs"]),
                            int(params["early_stopping.patience"]))  # fmt: skip
 

@@ -130,8 +130,8 @@ def test_the_rows_are_the_sweeps_experiments_and_every_label_is_of_one():
 
     experiments = sweep_experiments()
     presets, variant = pretrained_sweep().presets, pretrained_sweep().variant
-    assert len(experiments) == 10 and presets == ["paragraph_listmle", "paragraph_ptrnet",
-                                                  "paragraph_tsort"]
+    assert len(experiments) == 10 and presets == ("paragraph_listmle", "paragraph_ptrnet",
+                                                  "paragraph_tsort")
     assert len(rows()) == 13
     assert set(LABELS) <= set(experiments) | set(presets)
     first = [(r.preset, r.tag) for r in rows()][:2]
@@ -141,7 +141,7 @@ def test_the_rows_are_the_sweeps_experiments_and_every_label_is_of_one():
         (preset, variant) for preset in presets]
     assert rows()[0].run_variant("repro_e100") == "repro_e100_cui"
     # a row's preset is the model name its runs record
-    assert [str(compose_config([f"model={p}"]).model.name) for p in presets] == presets
+    assert tuple(str(compose_config([f"model={p}"]).model.name) for p in presets) == presets
     assert {r.preset for r in rows() if r.paper} == {
         "lstm_ptrnet", "cnn_ptrnet", "attordernet", "attordernet_att", "attordernet_cnn",
     }
