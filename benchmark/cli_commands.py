@@ -139,7 +139,8 @@ PLOTS = Command(
 )  # fmt: skip
 ARCHIVE = Command(
     "archive", "copy the finished runs' records and predictions to a folder that outlives "
-    "the machine (the reports read it as a runs folder)",
+    "the machine (the reports read it as a runs folder; copied back into a runs folder, a "
+    "relaunched sweep skips them)",
     (
         Key("runs", "the runs folder", positional=True, required=True, metavar="RUNS_DIR"),
         Key("out", "the archive: each run at its path below RUNS_DIR", positional=True,

@@ -6,7 +6,8 @@ A run directory holds its checkpoints beside its record; the reports (leaderboar
 two files of every finished run under `runs` into `out`, at the same path below it, so that
 a folder committed with the results can be reported on again by the same commands
 (`orderbench leaderboard runs=OUT`), and runs finished on different machines or days can
-be pooled into one table.
+be pooled into one table. Copied back the other way (`orderbench archive OUT RUNS` on a new
+machine), they are finished runs that a relaunched sweep skips (`benchmark.run.plan`).
 
 Only runs `collect_runs` trusts are copied: a record or predictions file changed since the
 run sealed it, an unfinished run, a malformed record are left out with its warning. A run

@@ -1,12 +1,16 @@
 """The smoke sweep (`make sweep-local SWEEP=smoke` and its in-process twin): 4 runs;
-relaunching runs nothing; after deleting one record, relaunching runs exactly that one."""
+relaunching runs nothing; after deleting one record, relaunching runs exactly that one;
+archived runs copied back into a new runs folder are finished runs a relaunch skips."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 from fixtures_sweep import run_dir_of, run_train
+
+from benchmark.report.archive import main as archive
 
 LAUNCHERS = [
     pytest.param((), id="in-process"),
@@ -50,3 +54,17 @@ def test_smoke_sweep_runs_each_job_once_and_only_what_is_missing(tmp_path: Path,
     again = records(tmp_path)
     assert {path for path in first if again[path] != first[path]} == {deleted}
     assert "4 runs: 4 finished (1 in this sweep, 3 before)" in out
+
+
+@pytest.mark.slow
+def test_archived_runs_copied_back_are_skipped_by_a_relaunch(tmp_path: Path):
+    runs, kept = tmp_path / "runs", tmp_path / "kept"
+    sweep(runs, ())
+    assert archive([str(runs), str(kept)]) == 0
+    shutil.rmtree(runs)  # the machine that ran them is gone
+    assert archive([str(kept), str(runs)]) == 0  # on the next one, the archive copied back
+    restored = records(runs)
+    assert len(restored) == 4 and not list(runs.rglob("*.ckpt"))
+    out = sweep(runs, ())
+    assert records(runs) == restored
+    assert "4 runs: 4 finished (0 in this sweep, 4 before)" in out
