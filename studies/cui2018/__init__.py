@@ -8,6 +8,10 @@ both. Standard library only, so their `--help` loads nothing.
 
 from benchmark.cli_arguments import Command, Key
 
+# the row every complete row of the NIPS page is paired against, named before any test figure:
+# the paper's model (the issue that added the pretrained rows asks for tests against it)
+NIPS_REFERENCE = "attordernet"
+
 COMMAND = Command(
     "study cui2018",
     "results/reproduction.{md,csv}: the reproduction page of Cui et al. 2018 from finished runs",
@@ -36,6 +40,8 @@ NIPS_COMMAND = Command(
         Key("presentations", "decode each run of a row that reads the presented order under "
             "this many other presentations (figures kept beside the page are reused)", 0,
             kind="int", minimum=0, metavar="N"),
+        Key("reference", "the preset of the row every complete row is paired against (named "
+            "before any test figure)", NIPS_REFERENCE, metavar="PRESET"),
     ),
     "studies.cui2018.nips:main",
 )  # fmt: skip

@@ -4,6 +4,7 @@ with the presets the paper did not have; what the page holds is said in this stu
 ("The NIPS page").
 
     orderbench study cui2018-nips [runs=runs] [out=results] [variant=repro_e100]
+        [presentations=0] [reference=attordernet]
         (`NIPS_COMMAND` of studies/cui2018/__init__.py)
 """
 
@@ -33,6 +34,7 @@ from benchmark.stats.multiple_testing import holm
 from benchmark.stats.seeded_paired import compare_seeded, load_row, seeded_interval
 from data.readers.nseg import SOURCE as NSEG_SOURCE
 from studies.cui2018 import NIPS_COMMAND as COMMAND
+from studies.cui2018 import NIPS_REFERENCE
 from studies.cui2018.nips_presentation import PRESENTATION_CSV, presentation_lines
 from studies.cui2018.published import MODELS, NIPS, NSEG_LABEL, NSEG_NIPS, Row
 
@@ -240,10 +242,10 @@ def _cost(runs: Sequence[Run], profile: dict) -> dict:
             "gpu_s_estimate": mean(gpu)}  # fmt: skip
 
 
-def build(runs: Sequence[Run], variant: str = VARIANT,
-          n_resamples: int = N_RESAMPLES) -> tuple[pd.DataFrame, dict]:
+def build(runs: Sequence[Run], variant: str = VARIANT, n_resamples: int = N_RESAMPLES,
+          reference: str = NIPS_REFERENCE) -> tuple[pd.DataFrame, dict]:
     """The table (one row per row of `rows()` with runs) and the paired tests against the
-    reference row."""
+    row of the preset `reference`."""
     groups = row_runs(runs, variant)
     records = []
     loaded = {}
@@ -272,16 +274,20 @@ def build(runs: Sequence[Run], variant: str = VARIANT,
         entry |= _cost(members, profile)
         records.append(entry)
     table = pd.DataFrame(records)
-    return table, paired_tests(groups, loaded, n_resamples)
+    return table, paired_tests(groups, loaded, n_resamples, reference)
 
 
-def paired_tests(groups: dict, loaded: dict, n_resamples: int) -> dict:
-    """Every complete row against the reference (best mean valid tau among the complete
-    rows, no test figure used): tau difference, interval, p and Holm's p."""
+def paired_tests(groups: dict, loaded: dict, n_resamples: int, preset: str) -> dict:
+    """Every complete row against the reference, the row of `preset` (named before any test
+    figure), once it is complete: tau difference, interval, p and Holm's p."""
+    if preset not in {row.preset for row in rows()}:
+        raise ValueError(f"reference={preset}: no row of the NIPS page has this preset "
+                         f"(one of {', '.join(row.preset for row in rows())})")
     complete = [row for row, members in groups.items() if len(members) >= MIN_RUNS]
-    if not complete:
-        return {"reference": None, "tests": {}}
-    reference = max(complete, key=lambda row: _valid_tau(groups[row]))
+    named = [row for row in complete if row.preset == preset]
+    if not named:
+        return {"reference": None, "reference_preset": preset, "tests": {}}
+    (reference,) = named
     tests, order = {}, []
     for row in complete:
         if row == reference:
@@ -295,7 +301,7 @@ def paired_tests(groups: dict, loaded: dict, n_resamples: int) -> dict:
             tests[row.label] = {"error": str(error)}
     for label, p_holm in zip(order, holm([tests[label]["p"] for label in order]), strict=True):
         tests[label]["p_holm"] = float(p_holm)
-    return {"reference": reference.label, "tests": tests}
+    return {"reference": reference.label, "reference_preset": preset, "tests": tests}
 
 
 # keys that name a run's place rather than what it computes (left out of "what changed")
@@ -419,13 +425,14 @@ def markdown(table: pd.DataFrame, tests: dict, variant: str, commits: Sequence[s
     )
     lines += ["", "## Paired tests", ""]
     if tests["reference"] is None:
-        lines.append(f"No row has {MIN_RUNS} finished runs yet: nothing is compared.")
+        lines.append(f"The reference row (`reference={tests.get('reference_preset')}`) has "
+                     f"fewer than {MIN_RUNS} finished runs: nothing is compared yet.")
     else:
         lines += [
-            f"Reference: **{tests['reference']}** (the complete row with the best mean valid "
-            "tau). Tau difference of each complete row from it, paired on the test documents, "
-            "counting seed and document variation (`benchmark.stats.seeded_paired`), p-values "
-            "Holm-corrected over the rows.",
+            f"Reference: **{tests['reference']}** (`reference={tests['reference_preset']}`, "
+            "named before any test figure). Tau difference of each complete row from it, "
+            "paired on the test documents, counting seed and document variation "
+            "(`benchmark.stats.seeded_paired`), p-values Holm-corrected over the rows.",
             "",
             "| row | Δ tau [95% CI] | p | Holm p |",
             "|---|---|---:|---:|",
@@ -531,12 +538,14 @@ def cost_lines(table: pd.DataFrame) -> list[str]:
     return lines
 
 
-def write(runs_dir: Path, out: Path, variant: str = VARIANT, presentations: int = 0) -> list[Path]:
-    """The page and its tables in `out`; with `presentations` N, every run of a row that
+def write(runs_dir: Path, out: Path, variant: str = VARIANT, presentations: int = 0,
+          reference: str = NIPS_REFERENCE) -> list[Path]:
+    """The page and its tables in `out`, the complete rows paired against the row of the
+    preset `reference`; with `presentations` N, every run of a row that
     reads the presented order is decoded again under N other presentations first
     (`studies.cui2018.nips_presentation`; figures an earlier page kept are reused)."""
     runs = collect_runs(runs_dir)
-    table, tests = build(runs, variant)
+    table, tests = build(runs, variant, reference=reference)
     if table.empty:
         raise ValueError(f"{runs_dir}: no finished NIPS run of variant {variant}")
     groups = row_runs(runs, variant)
@@ -561,7 +570,7 @@ def _write_page(args: dict) -> int:
     try:
         with warnings_printed(COMMAND.prog):  # the runs left out, and why
             written = write(Path(args["runs"]), Path(args["out"]), args["variant"],
-                            args["presentations"])
+                            args["presentations"], args["reference"])
     except (ValueError, FileNotFoundError) as error:  # no runs folder, no finished run, ...
         return report_error(COMMAND.prog, error)
     for path in written:

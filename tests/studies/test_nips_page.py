@@ -1,6 +1,6 @@
 """The NIPS page of the Cui et al. 2018 study (studies/cui2018/nips.py) on fabricated runs:
-published figures beside ours, intervals over seeds and documents, the reference chosen on
-valid figures, Holm-corrected tests, the cost table, short rows marked."""
+published figures beside ours, intervals over seeds and documents, the named reference,
+Holm-corrected tests, the cost table, short rows marked."""
 
 from __future__ import annotations
 
@@ -38,10 +38,27 @@ def test_rows_hold_ours_beside_the_published_figures(runs: Path):
     assert 0 <= attordernet["acc_ci_low"] and attordernet["acc_ci_high"] <= 100
     han = table.set_index("row").loc["HAN (Wang and Wan 2019)"]
     assert pd.isna(han["tau_published"]) and han["runs"] == 1
-    # the reference is chosen on valid figures among complete rows; HAN (1 run) is left out
+    # the named reference (ATTOrderNet by default) against the complete rows; HAN (1 run) is
+    # left out
     assert tests["reference"] == "ATTOrderNet"
     (only,) = tests["tests"].values()
     assert only["diff"] < 0 and 0 <= only["p"] <= only["p_holm"] <= 1
+
+
+def test_the_reference_is_the_named_row_not_the_best_one(runs: Path):
+    """A complete row better than ATTOrderNet is paired against it, not made the reference;
+    a named reference short of its seeds compares nothing; an unknown one names its key."""
+    for seed in range(3):
+        write_run(runs, "paragraph_listmle", seed, 0.95, dataset="nips", variant="berson_e20")
+    table, tests = build(collect_runs(runs), n_resamples=200)
+    assert tests["reference"] == "ATTOrderNet"
+    assert tests["tests"]["pretrained paragraph encoder + ListMLE"]["diff"] > 0
+    _, tests = build(collect_runs(runs), n_resamples=200, reference="han")  # 1 run of 3
+    assert tests["reference"] is None and tests["tests"] == {}
+    page = markdown(table, tests, "repro_e100", ["0" * 40])
+    assert "The reference row (`reference=han`) has fewer than 3 finished runs" in page
+    with pytest.raises(ValueError, match="reference=bert: no row of the NIPS page"):
+        build(collect_runs(runs), n_resamples=200, reference="bert")
 
 
 def test_a_pretrained_row_takes_the_runs_of_its_own_sweeps_budget(runs: Path):
