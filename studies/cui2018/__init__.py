@@ -9,7 +9,7 @@ both. Standard library only, so their `--help` loads nothing.
 from benchmark.cli_arguments import Command, Key
 
 # the row every complete row of the NIPS page is paired against, named before any test figure:
-# the paper's model (the issue that added the pretrained rows asks for tests against it)
+# the paper's model, the one the later rows (the pretrained encoders) are measured against
 NIPS_REFERENCE = "attordernet"
 
 COMMAND = Command(
