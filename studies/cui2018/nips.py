@@ -245,7 +245,11 @@ def _cost(runs: Sequence[Run], profile: dict) -> dict:
 def build(runs: Sequence[Run], variant: str = VARIANT, n_resamples: int = N_RESAMPLES,
           reference: str = NIPS_REFERENCE) -> tuple[pd.DataFrame, dict]:
     """The table (one row per row of `rows()` with runs) and the paired tests against the
-    row of the preset `reference`."""
+    row of the preset `reference` (checked first: a wrong key costs no bootstrap)."""
+    presets = [row.preset for row in rows()]
+    if reference not in presets:
+        raise ValueError(f"reference={reference}: no row of the NIPS page has this preset "
+                         f"(one of {', '.join(presets)})")
     groups = row_runs(runs, variant)
     records = []
     loaded = {}
@@ -280,9 +284,6 @@ def build(runs: Sequence[Run], variant: str = VARIANT, n_resamples: int = N_RESA
 def paired_tests(groups: dict, loaded: dict, n_resamples: int, preset: str) -> dict:
     """Every complete row against the reference, the row of `preset` (named before any test
     figure), once it is complete: tau difference, interval, p and Holm's p."""
-    if preset not in {row.preset for row in rows()}:
-        raise ValueError(f"reference={preset}: no row of the NIPS page has this preset "
-                         f"(one of {', '.join(row.preset for row in rows())})")
     complete = [row for row, members in groups.items() if len(members) >= MIN_RUNS]
     named = [row for row in complete if row.preset == preset]
     if not named:
