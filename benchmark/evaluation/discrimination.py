@@ -6,7 +6,8 @@ All orders of a batch are scored together: the batch is expanded to one row per
 (document, order) and scored in forward passes of bounded size. For an `OrderingModel`
 the documents are encoded once and only the decoder runs per order (its encoders do not
 depend on the scored order): the same log-probabilities as `log_prob` on the expanded
-batch, an encoder pass per document instead of per pair.
+batch, an encoder pass per document instead of per pair. A `PairwiseOrderer` likewise
+classifies each document's sentence pairs once and sums them for every order.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from benchmark.metrics.discrimination import (
     PublishedPermutations,
 )
 from models.batch import to_device
+from models.orderers.pairwise_orderer import PairwiseOrderer
 from models.ordering_model import OrderingModel
 from models.search.candidates import order_log_prob
 
@@ -81,12 +83,16 @@ def _candidate_orders(batch: dict, sampler: Sampler) -> tuple[Tensor, Tensor]:
 
 @torch.no_grad()
 def _log_probs(model: nn.Module, batch: dict, doc_of_row: Tensor, orders: Tensor) -> Tensor:
-    """log P(orders[r] | sentences of document doc_of_row[r]) for every row (R,), in
-    passes of bounded size (`rows_per_pass`)."""
+    """log P(orders[r] | sentences of document doc_of_row[r]) for every row (R,): the
+    batch encoded once (an `OrderingModel`, a `PairwiseOrderer`), or the expanded batch
+    scored in passes of bounded size (`rows_per_pass`)."""
     rows = rows_per_pass(*batch["tokens"].shape[1:])
     device = batch["tokens"].device
     if isinstance(model, OrderingModel):
         return _decoder_log_probs(model, batch, doc_of_row, orders, rows)
+    if isinstance(model, PairwiseOrderer):
+        index = doc_of_row.to(device)
+        return model.log_prob_of_rows(batch, index, orders.to(device)).float().cpu()  # (R,)
     scores = []
     for start in range(0, len(doc_of_row), rows):
         part = slice(start, start + rows)

@@ -116,11 +116,14 @@ class PairwiseOrderer(nn.Module):
         log P(o_k before o_l) (B,): a score, not a normalised log-probability."""
         check_batch(batch)
         validate_orders(orders, batch["n_sentences"])
-        log_probs = self.pair_log_probs(batch)  # (B, N, N)
-        position = gold_ranks(orders, orders.shape[1])  # (B, N) place of each sentence
-        before = position.unsqueeze(2) < position.unsqueeze(1)  # (B, N, N) i placed before j
-        before &= real_pairs(batch["sentence_mask"])
-        return (log_probs * before).sum(dim=(1, 2))
+        return order_score(self.pair_log_probs(batch), orders)
+
+    def log_prob_of_rows(self, batch: dict, doc_of_row: Tensor, orders: Tensor) -> Tensor:
+        """`log_prob` of orders[r] (R, N) for document doc_of_row[r] (R,) of `batch`, each
+        document encoded once (its pair probabilities do not depend on the scored order)."""
+        check_batch(batch)
+        validate_orders(orders, batch["n_sentences"].index_select(0, doc_of_row))
+        return order_score(self.pair_log_probs(batch).index_select(0, doc_of_row), orders)
 
     @torch.no_grad()
     def decode(self, batch: dict, beam_size: int = 1) -> Tensor:
@@ -136,6 +139,14 @@ class PairwiseOrderer(nn.Module):
                 order = win_order(prob)
             orders[b, :n] = torch.tensor(order, dtype=torch.long)
         return orders.to(batch["n_sentences"].device)
+
+
+def order_score(log_probs: Tensor, orders: Tensor) -> Tensor:
+    """log P(i before j) (B, N, N), zero off real pairs, and orders (B, N) presented
+    indices, -1 padded -> sum over k < l of log P(o_k before o_l) (B,)."""
+    position = gold_ranks(orders, orders.shape[1])  # (B, N) place of each sentence
+    before = position.unsqueeze(2) < position.unsqueeze(1)  # (B, N, N) i placed before j
+    return (log_probs * before).sum(dim=(1, 2))
 
 
 def gold_ranks(orders: Tensor, num: int) -> Tensor:

@@ -10,7 +10,8 @@ import torch.nn.functional as F
 
 from benchmark.config.checks import ConfigError
 from benchmark.config.compose import compose_config
-from benchmark.evaluation.discrimination import score_batch
+from benchmark.evaluation import discrimination
+from benchmark.evaluation.discrimination import score_batch, select_rows
 from benchmark.metrics.discrimination import PermutationSampler
 from benchmark.run.model_builder import build_net
 from models.registry import get_preset
@@ -87,6 +88,22 @@ def test_discrimination_counts_permutations_scored_below_the_original():
         record = records[batch["doc_ids"][b]]
         assert record["n_pairs"] == len(scores)
         assert record["wins"] == sum(original > s + 1e-6 for s in scores)
+
+
+def test_discrimination_encodes_each_document_once_for_the_log_prob_of_every_order():
+    model, batch = tiny(), random_batch(5, SIZES)
+    doc_of_row, orders = discrimination._candidate_orders(
+        batch, PermutationSampler("synthetic", "test", 0)
+    )
+    with torch.no_grad():
+        expected = model.log_prob(select_rows(batch, doc_of_row), orders)  # one row each
+    encoded = []  # the size of each pass of the sentence encoder
+    model.sentence_encoder.register_forward_hook(lambda m, i, out: encoded.append(out.shape))
+    with torch.no_grad():
+        model(batch)  # the batch encoded once, for reference
+    scores = discrimination._log_probs(model, batch, doc_of_row, orders)
+    assert encoded == [encoded[0]] * 2 and len(doc_of_row) > len(SIZES)
+    torch.testing.assert_close(scores, expected.float(), rtol=1e-5, atol=1e-5)
 
 
 def test_loss_is_the_mean_pair_cross_entropy():
