@@ -426,7 +426,7 @@ def markdown(table: pd.DataFrame, tests: dict, variant: str, commits: Sequence[s
     )
     lines += ["", "## Paired tests", ""]
     if tests["reference"] is None:
-        lines.append(f"The reference row (`reference={tests.get('reference_preset')}`) has "
+        lines.append(f"The reference row (`reference={tests['reference_preset']}`) has "
                      f"fewer than {MIN_RUNS} finished runs: nothing is compared yet.")
     else:
         lines += [
