@@ -66,11 +66,11 @@ def test_a_pretrained_row_takes_the_runs_of_its_own_sweeps_budget(runs: Path):
     same preset at the page's headline budget is no row's run (an ablation of it)."""
     write_run(runs, "paragraph_listmle", 0, 0.9, dataset="nips", variant="berson_e20")
     write_run(runs, "paragraph_listmle", 0, 0.7, dataset="nips", variant="repro_e100")
-    table, _ = build(collect_runs(runs), n_resamples=200)
+    table, tests = build(collect_runs(runs), n_resamples=200)
     listmle = table.set_index("row").loc["pretrained paragraph encoder + ListMLE"]
     assert listmle["runs"] == 1 and listmle["variant"] == "berson_e20"
     assert listmle["tau_mean"] == pytest.approx(0.9, abs=0.2)
-    page = markdown(table, {"reference": None, "tests": {}}, "repro_e100", ["0" * 40])
+    page = markdown(table, tests, "repro_e100", ["0" * 40])
     assert "budget `berson_e20` (`+experiment=berson_recipe`" in page
     assert "at most 20 epochs" in page
 
