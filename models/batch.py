@@ -1,6 +1,7 @@
 """Validation of the batch dict that models consume (see the batch contract in the spec:
 tokens (B, N, T), token_lengths (B, N), sentence_mask (B, N), n_sentences (B,),
-gold_order (B, N), sentences in the presented order, real sentences first)."""
+gold_order (B, N), sentences in the presented order, real sentences first), and the
+passes of bounded size in which rows of a batch are scored."""
 
 import torch
 from torch import Tensor
@@ -46,3 +47,9 @@ def to_device(batch: dict, device: torch.device | str | None) -> dict:
 
 def _describe(value: Tensor) -> str:
     return f"{value.dtype} {tuple(value.shape)}" if isinstance(value, Tensor) else repr(value)
+
+
+def row_passes(count: int, rows_per_pass: int | None) -> list[slice]:
+    """`count` rows in passes of at most `rows_per_pass` (None: one pass), as slices."""
+    step = max(1, rows_per_pass or count)
+    return [slice(first, first + step) for first in range(0, count, step)]

@@ -12,7 +12,7 @@ noise setting) are handled by wrapping the model (`models.noise.noise_wrapper`).
 import torch
 from torch import Tensor, nn
 
-from models.batch import check_batch
+from models.batch import check_batch, row_passes
 from models.interfaces import (
     ParagraphEncoder,
     ParagraphEncoding,
@@ -91,6 +91,25 @@ class OrderingModel(nn.Module):
     def log_prob(self, batch: dict, orders: Tensor) -> Tensor:
         """orders (B, N) presented indices, -1 padded -> log P(order | sentences) (B,)."""
         return order_log_prob(self.pointer_logits(batch, orders), orders)
+
+    def log_prob_of_rows(
+        self, batch: dict, doc_of_row: Tensor, orders: Tensor, rows_per_pass: int | None = None
+    ) -> Tensor:
+        """`log_prob` of orders[r] (R, N) for document doc_of_row[r] (R,) of `batch`: the
+        batch encoded once (the encoders do not depend on the scored order), the decoder
+        teacher-forced from each row's document in passes of `rows_per_pass` rows (None: one
+        pass)."""
+        validate_orders(orders, batch["n_sentences"].index_select(0, doc_of_row))
+        memory, state, candidates = self.start(batch)  # per document
+        scores = []
+        for part in row_passes(len(doc_of_row), rows_per_pass):
+            index, rows = doc_of_row[part], orders[part]
+            logits = self.decoder.teacher_forced(  # (r, N, N)
+                self.decoder.reindex(memory, index), self.decoder.reindex(state, index), rows,
+                candidates.index_select(0, index),
+            )  # fmt: skip
+            scores.append(order_log_prob(logits, rows))  # (r,)
+        return torch.cat(scores) if scores else orders.new_zeros(0, dtype=torch.float)
 
     def loss(self, batch: dict) -> Tensor:
         """Mean over documents of the summed NLL of the gold order."""

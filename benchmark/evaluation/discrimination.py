@@ -2,12 +2,12 @@
 the permutations are `benchmark.metrics.discrimination`): every (document, order) pair of an
 evaluation split scored by `log P(order | sentences)`.
 
-All orders of a batch are scored together: the batch is expanded to one row per
-(document, order) and scored in forward passes of bounded size. For an `OrderingModel`
-the documents are encoded once and only the decoder runs per order (its encoders do not
-depend on the scored order): the same log-probabilities as `log_prob` on the expanded
-batch, an encoder pass per document instead of per pair. A `PairwiseOrderer` likewise
-classifies each document's sentence pairs once and sums them for every order.
+All orders of a batch are scored together, one row per (document, order), in passes of
+bounded size. A model whose encoding does not depend on the scored order says so by a
+`log_prob_of_rows` method (`OrderingModel`: only the decoder runs per order;
+`PairwiseOrderer`: each document's pairs classified once): the same log-probabilities as
+`log_prob` on the expanded batch, an encoder pass per document instead of per order. Other
+models score the expanded batch.
 """
 
 from __future__ import annotations
@@ -23,10 +23,7 @@ from benchmark.metrics.discrimination import (
     PermutationSampler,
     PublishedPermutations,
 )
-from models.batch import to_device
-from models.orderers.pairwise_orderer import PairwiseOrderer
-from models.ordering_model import OrderingModel
-from models.search.candidates import order_log_prob
+from models.batch import row_passes, to_device
 
 TOKENS_PER_PASS = 1 << 19  # rows x sentences x tokens scored in one forward pass
 PAIRS_PER_PASS = 1 << 18  # rows x output steps x candidates: teacher-forced pointer scores
@@ -83,21 +80,18 @@ def _candidate_orders(batch: dict, sampler: Sampler) -> tuple[Tensor, Tensor]:
 
 @torch.no_grad()
 def _log_probs(model: nn.Module, batch: dict, doc_of_row: Tensor, orders: Tensor) -> Tensor:
-    """log P(orders[r] | sentences of document doc_of_row[r]) for every row (R,): the
-    batch encoded once (an `OrderingModel`, a `PairwiseOrderer`), or the expanded batch
-    scored in passes of bounded size (`rows_per_pass`)."""
+    """log P(orders[r] | sentences of document doc_of_row[r]) for every row (R,): by the
+    model's `log_prob_of_rows` where it has one (each document encoded once), else `log_prob`
+    on the expanded batch; in passes of `rows_per_pass` rows either way."""
     rows = rows_per_pass(*batch["tokens"].shape[1:])
     device = batch["tokens"].device
-    if isinstance(model, OrderingModel):
-        return _decoder_log_probs(model, batch, doc_of_row, orders, rows)
-    if isinstance(model, PairwiseOrderer):
-        index = doc_of_row.to(device)
-        return model.log_prob_of_rows(batch, index, orders.to(device)).float().cpu()  # (R,)
-    scores = []
-    for start in range(0, len(doc_of_row), rows):
-        part = slice(start, start + rows)
-        expanded = select_rows(batch, doc_of_row[part])  # (r, N, T) tokens, ...
-        scores.append(model.log_prob(expanded, orders[part].to(device)))  # (r,)
+    if hasattr(model, "log_prob_of_rows"):
+        scores = model.log_prob_of_rows(batch, doc_of_row.to(device), orders.to(device), rows)
+        return scores.float().cpu()  # (R,)
+    scores = [
+        model.log_prob(select_rows(batch, doc_of_row[part]), orders[part].to(device))  # (r,)
+        for part in row_passes(len(doc_of_row), rows)
+    ]
     return torch.cat(scores).float().cpu()  # (R,)
 
 
@@ -107,26 +101,6 @@ def rows_per_pass(num: int, length: int) -> int:
     row, times the decoder width inside the model), at least one row. The second bound
     keeps long documents in memory: one 500-sentence document scored 21 orders at once."""
     return max(1, min(TOKENS_PER_PASS // (num * length), PAIRS_PER_PASS // (num * num)))
-
-
-def _decoder_log_probs(
-    model: OrderingModel, batch: dict, doc_of_row: Tensor, orders: Tensor, rows_per_pass: int
-) -> Tensor:
-    """`_log_probs` of an `OrderingModel`: the batch encoded once (`start`), the decoder
-    teacher-forced on every row's order from its document's memory and state."""
-    memory, state, candidates = model.start(batch)  # per document
-    decoder = model.pointer_decoder
-    device = candidates.device
-    scores = []
-    for start in range(0, len(doc_of_row), rows_per_pass):
-        index = doc_of_row[start : start + rows_per_pass].to(device)  # (r,)
-        rows = orders[start : start + rows_per_pass].to(device)  # (r, N)
-        logits = decoder.teacher_forced(  # (r, N, N)
-            decoder.reindex(memory, index), decoder.reindex(state, index), rows,
-            candidates.index_select(0, index),
-        )  # fmt: skip
-        scores.append(order_log_prob(logits, rows))  # (r,)
-    return torch.cat(scores).float().cpu()  # (R,)
 
 
 def score_batch(model: nn.Module, batch: dict, sampler: Sampler) -> list[dict]:

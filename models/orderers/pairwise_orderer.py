@@ -43,7 +43,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from models.batch import check_batch
+from models.batch import check_batch, row_passes
 from models.blocks.pair_classifier import PairOrderClassifier
 from models.interfaces import SentenceEncoder, TextSentenceEncoder
 from models.ordering_model import OrderingModel
@@ -118,12 +118,20 @@ class PairwiseOrderer(nn.Module):
         validate_orders(orders, batch["n_sentences"])
         return order_score(self.pair_log_probs(batch), orders)
 
-    def log_prob_of_rows(self, batch: dict, doc_of_row: Tensor, orders: Tensor) -> Tensor:
-        """`log_prob` of orders[r] (R, N) for document doc_of_row[r] (R,) of `batch`, each
-        document encoded once (its pair probabilities do not depend on the scored order)."""
+    def log_prob_of_rows(
+        self, batch: dict, doc_of_row: Tensor, orders: Tensor, rows_per_pass: int | None = None
+    ) -> Tensor:
+        """`log_prob` of orders[r] (R, N) for document doc_of_row[r] (R,) of `batch`: each
+        document's pairs classified once (they do not depend on the scored order), summed for
+        the rows in passes of `rows_per_pass` (None: one pass)."""
         check_batch(batch)
         validate_orders(orders, batch["n_sentences"].index_select(0, doc_of_row))
-        return order_score(self.pair_log_probs(batch).index_select(0, doc_of_row), orders)
+        log_probs = self.pair_log_probs(batch)  # (B, N, N) per document
+        scores = [
+            order_score(log_probs.index_select(0, doc_of_row[part]), orders[part])
+            for part in row_passes(len(doc_of_row), rows_per_pass)
+        ]
+        return torch.cat(scores) if scores else log_probs.new_zeros(0)
 
     @torch.no_grad()
     def decode(self, batch: dict, beam_size: int = 1) -> Tensor:

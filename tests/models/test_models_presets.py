@@ -8,6 +8,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from benchmark.evaluation.discrimination import select_rows
 from models import presets
 from models.param_counts import count
 from tests.model_batches import (
@@ -86,6 +87,24 @@ def test_log_prob_of_all_orders_sums_to_one(preset):
     orders = all_orders(4, 4)  # (24, 4)
     total = model.log_prob(repeat_document(batch, 0, len(orders)), orders).exp().sum()
     torch.testing.assert_close(total, torch.tensor(1.0))
+
+
+@pytest.mark.parametrize("rows_per_pass", [None, 1, 3])
+def test_log_prob_of_rows_encodes_each_document_once(preset, rows_per_pass):
+    model, batch = tiny_preset(preset), random_batch(7, SIZES)
+    doc_of_row = torch.tensor([0, 0, 2, 4, 2, 3, 0, 4])  # (R,) any documents, repeated
+    generator = torch.Generator().manual_seed(7)
+    orders = torch.stack([
+        F.pad(torch.randperm(SIZES[b], generator=generator), (0, 6 - SIZES[b]), value=-1)
+        for b in doc_of_row.tolist()
+    ])  # fmt: skip
+    expected = model.log_prob(select_rows(batch, doc_of_row), orders)  # one row each
+    encoded = []  # the sentences of each sentence encoder pass
+    count = lambda m, i, out: encoded.append(out.shape[:-1].numel())  # noqa: E731
+    model.sentence_encoder.register_forward_hook(count)
+    scores = model.log_prob_of_rows(batch, doc_of_row, orders, rows_per_pass)
+    assert encoded == [len(SIZES) * 6]  # the batch's B x N sentences, once
+    torch.testing.assert_close(scores, expected)
 
 
 def test_gradients_reach_every_trainable_parameter(preset):

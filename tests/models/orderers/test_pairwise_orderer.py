@@ -104,6 +104,10 @@ def test_discrimination_encodes_each_document_once_for_the_log_prob_of_every_ord
     scores = discrimination._log_probs(model, batch, doc_of_row, orders)
     assert encoded == [encoded[0]] * 2 and len(doc_of_row) > len(SIZES)
     torch.testing.assert_close(scores, expected.float(), rtol=1e-5, atol=1e-5)
+    with torch.no_grad():
+        passes = model.log_prob_of_rows(batch, doc_of_row, orders, rows_per_pass=2)
+    assert encoded == [encoded[0]] * 3  # in passes of 2 rows: still one encoding
+    torch.testing.assert_close(passes, expected, rtol=1e-5, atol=1e-5)
 
 
 def test_loss_is_the_mean_pair_cross_entropy():
