@@ -208,16 +208,15 @@ class Command:
         parse: Callable[[Sequence[str]], object] | None = None,
     ) -> int:
         """A command's `main`: the help on -h/--help (exit 0); else the arguments parsed by
-        `parse` (default: this command's keys), a UsageError printed as one line (exit 2);
-        else `body(parsed)`'s exit status. `argv` None: the process's arguments."""
+        `parse` (default: this command's keys) and `body(parsed)`'s exit status, a UsageError
+        of either printed as one line (exit 2). `argv` None: the process's arguments."""
         argv = sys.argv[1:] if argv is None else argv
         if self.asks_for_help(argv):
             return 0
         try:
-            parsed = (parse or self.parse)(argv)
+            return body((parse or self.parse)(argv))
         except UsageError as error:
             return report_error(self.prog, error)
-        return body(parsed)
 
 
 def parse_key_values(command: Command, argv: Sequence[str]) -> dict:

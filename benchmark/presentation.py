@@ -24,7 +24,7 @@ from benchmark.cli_arguments import EXIT_BAD_INPUT, report_error, warnings_print
 from benchmark.cli_commands import PRESENTATION
 from benchmark.evaluate import evaluate_order
 from benchmark.records.atomic_io import ForeignFilesError, atomic_write_group
-from benchmark.records.run_collection import collect_runs, group_runs
+from benchmark.records.run_collection import collect_runs_for, group_runs
 from benchmark.report.presentation_spread import (
     RowName,
     presentation_figures,
@@ -64,11 +64,7 @@ def _report(args: dict) -> int:
     runs_dir = Path(args["runs"])
     out = cli_commands.report_dir(runs_dir, args["out"] and Path(args["out"]))
     known = read_known(out / CSV_NAME)
-    with warnings_printed(prog):
-        try:
-            runs = collect_runs(runs_dir)
-        except FileNotFoundError as error:
-            return report_error(prog, error)
+    runs = collect_runs_for(prog, runs_dir)
     groups = {RowName(f"{dataset}: {preset}/{variant}", preset): members
               for (dataset, preset, variant), members in group_runs(runs).items()}  # fmt: skip
     decoded, failed = [], {}

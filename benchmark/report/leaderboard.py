@@ -72,7 +72,7 @@ from benchmark.records.comparability import (
 from benchmark.records.run_collection import (
     DEFAULT_VARIANT,
     Run,
-    collect_runs,
+    collect_runs_for,
     group_runs,
     metric_order,
 )
@@ -410,11 +410,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _write_leaderboard(args: dict) -> int:
     prog = LEADERBOARD.prog
     runs_dir, out = Path(args["runs"]), args["out"] and Path(args["out"])
+    runs = collect_runs_for(prog, runs_dir)
     with warnings_printed(prog):
-        try:
-            runs = collect_runs(runs_dir)
-        except FileNotFoundError as error:
-            return report_error(prog, error)
         table = build_leaderboard(runs, args["resamples"], args["seed"], args["reference"])
     if table.empty:
         print(f"{prog}: error: no finished run under {runs_dir}", file=sys.stderr)

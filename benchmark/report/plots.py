@@ -41,12 +41,12 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from benchmark import cli_commands
-from benchmark.cli_arguments import EXIT_BAD_INPUT, report_error, warnings_printed
+from benchmark.cli_arguments import EXIT_BAD_INPUT, report_error
 from benchmark.cli_commands import PLOTS
 from benchmark.metrics.breakdowns import LENGTH_LABELS, breakdowns, length_bucket, meta_value
 from benchmark.metrics.breakdowns import MISSING as MISSING_META
 from benchmark.records.atomic_io import ForeignFilesError, replace_folder
-from benchmark.records.run_collection import DEFAULT_VARIANT, Run, collect_runs
+from benchmark.records.run_collection import DEFAULT_VARIANT, Run, collect_runs_for
 from benchmark.report.ablation_studies import Ablation, StudyDefinitionError, ablation_studies
 from benchmark.report.ablations import ablation_levels, compared_levels
 from benchmark.report.leaderboard import MAIN_METRICS, summarise_row
@@ -403,11 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _write_plots(args: dict) -> int:
     prog = PLOTS.prog
     runs_dir, out = Path(args["runs"]), args["out"] and Path(args["out"])
-    with warnings_printed(prog):
-        try:
-            runs = collect_runs(runs_dir)
-        except FileNotFoundError as error:
-            return report_error(prog, error)
+    runs = collect_runs_for(prog, runs_dir)
     try:
         ablation_studies()
     except StudyDefinitionError as error:

@@ -15,9 +15,8 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from benchmark.cli_arguments import report_error, warnings_printed
 from benchmark.metrics.directions import metric_range
-from benchmark.records.run_collection import Run, collect_runs, group_runs
+from benchmark.records.run_collection import Run, collect_runs_for, group_runs
 from benchmark.report.cross_validation import (
     CROSS_VALIDATION,
     N_RESAMPLES,
@@ -674,11 +673,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _write_page(keys: dict) -> int:
     args = SimpleNamespace(**keys)
     compare = [v for v in dict.fromkeys(args.compare) if v != args.variant]
-    try:
-        with warnings_printed(COMMAND.prog):  # the runs left out, and why
-            runs = collect_runs(args.runs)
-    except FileNotFoundError as error:  # no such runs folder
-        return report_error(COMMAND.prog, error)
+    runs = collect_runs_for(COMMAND.prog, args.runs)  # printing the runs left out, and why
     table, others = build(runs, args.variant, compare, args.ablation_reference, args.cv_variant)
     noise = _noise_lines(runs, [args.variant, *compare])
     beyond = beyond_paper(runs, args.variant)

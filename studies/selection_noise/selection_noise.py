@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchmark.cli_arguments import UsageError, report_error, warnings_printed
-from benchmark.records.run_collection import Run, collect_runs, group_runs
+from benchmark.cli_arguments import UsageError
+from benchmark.records.run_collection import Run, collect_runs_for, group_runs
 from benchmark.records.training_log import log_is_zero_based
 from studies.selection_noise import COMMAND
 
@@ -207,11 +207,7 @@ def _parse(argv: Sequence[str]) -> dict:
 
 def _report(args: dict) -> int:
     pairs = args["pairs"]
-    try:
-        with warnings_printed(COMMAND.prog):  # the runs left out, and why
-            runs = collect_runs(args["runs"])
-    except FileNotFoundError as error:  # no runs folder
-        return report_error(COMMAND.prog, error)
+    runs = collect_runs_for(COMMAND.prog, args["runs"])  # printing the runs left out, and why
     table = noise_table(runs, args["variants"])
     if table.empty:
         print(f"no finished runs under {args['runs']}")

@@ -322,8 +322,8 @@ def test_bench_tsort_prints_its_table(capsys):
     assert "| consistent, 4 " in out and "| random, 6 " in out
 
 
-@pytest.mark.parametrize("name", ["leaderboard", "plots", "study cui2018", "study cui2018-nips",
-                                  "study selection-noise"])  # fmt: skip
+@pytest.mark.parametrize("name", ["leaderboard", "plots", "presentation", "study cui2018",
+                                  "study cui2018-nips", "study selection-noise"])  # fmt: skip
 def test_a_missing_runs_folder_is_one_line(name, tmp_path, capsys):
     assert main([*name.split(), f"runs={tmp_path / 'none'}", f"out={tmp_path / 'out'}"]) == 2
     assert "no such runs directory" in one_error_line(capsys, name)
