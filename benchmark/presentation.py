@@ -24,7 +24,8 @@ from benchmark.cli_arguments import EXIT_BAD_INPUT, report_error, warnings_print
 from benchmark.cli_commands import PRESENTATION
 from benchmark.evaluate import evaluate_order
 from benchmark.records.atomic_io import ForeignFilesError, atomic_write_group
-from benchmark.records.run_collection import collect_runs_for, group_runs
+from benchmark.records.run_collection import group_runs
+from benchmark.report.command_runs import collect_runs_for
 from benchmark.report.presentation_spread import (
     RowName,
     presentation_figures,

@@ -28,7 +28,6 @@ from functools import cached_property
 from numbers import Real
 from pathlib import Path
 
-from benchmark.cli_arguments import UsageError, warnings_printed
 from benchmark.metrics.corpus import TRIVIAL_COUNTED_PERFECT
 from benchmark.metrics.discrimination import COUNTS as DISCRIMINATION_COUNTS
 from benchmark.metrics.registry import ORDER_METRICS
@@ -209,16 +208,6 @@ def collect_runs(root: str | Path) -> list[Run]:
         _warn(f"{some} unsealed (written before runs were sealed): their files are not "
               "verified", UnsealedRecordWarning)
     return _poolable(_label_configs(sorted(found.values(), key=lambda run: str(run.path))))
-
-
-def collect_runs_for(tool: str, root: str | Path) -> list[Run]:
-    """`collect_runs` for the command `tool`: what it leaves out printed as the tool's
-    warnings, a missing folder a UsageError (one line, exit 2: `Command.run`)."""
-    with warnings_printed(tool):
-        try:
-            return collect_runs(root)
-        except FileNotFoundError as error:
-            raise UsageError(str(error)) from None
 
 
 def _label_configs(runs: list[Run]) -> list[Run]:

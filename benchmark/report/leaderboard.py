@@ -72,10 +72,10 @@ from benchmark.records.comparability import (
 from benchmark.records.run_collection import (
     DEFAULT_VARIANT,
     Run,
-    collect_runs_for,
     group_runs,
     metric_order,
 )
+from benchmark.report.command_runs import collect_runs_for
 from benchmark.report.leaderboard_markdown import to_markdown
 from benchmark.report.wandb_export import log_leaderboard
 from benchmark.stats.bootstrap import CI_ALPHA

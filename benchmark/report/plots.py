@@ -46,9 +46,10 @@ from benchmark.cli_commands import PLOTS
 from benchmark.metrics.breakdowns import LENGTH_LABELS, breakdowns, length_bucket, meta_value
 from benchmark.metrics.breakdowns import MISSING as MISSING_META
 from benchmark.records.atomic_io import ForeignFilesError, replace_folder
-from benchmark.records.run_collection import DEFAULT_VARIANT, Run, collect_runs_for
+from benchmark.records.run_collection import DEFAULT_VARIANT, Run
 from benchmark.report.ablation_studies import Ablation, StudyDefinitionError, ablation_studies
 from benchmark.report.ablations import ablation_levels, compared_levels
+from benchmark.report.command_runs import collect_runs_for
 from benchmark.report.leaderboard import MAIN_METRICS, summarise_row
 from benchmark.report.plot_style import metric_label, new_figure, preset_colour, save_png
 from benchmark.report.wandb_export import log_plots

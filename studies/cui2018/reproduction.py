@@ -16,7 +16,8 @@ from types import SimpleNamespace
 import pandas as pd
 
 from benchmark.metrics.directions import metric_range
-from benchmark.records.run_collection import Run, collect_runs_for, group_runs
+from benchmark.records.run_collection import Run, group_runs
+from benchmark.report.command_runs import collect_runs_for
 from benchmark.report.cross_validation import (
     CROSS_VALIDATION,
     N_RESAMPLES,

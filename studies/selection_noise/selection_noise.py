@@ -35,8 +35,9 @@ import numpy as np
 import pandas as pd
 
 from benchmark.cli_arguments import UsageError
-from benchmark.records.run_collection import Run, collect_runs_for, group_runs
+from benchmark.records.run_collection import Run, group_runs
 from benchmark.records.training_log import log_is_zero_based
+from benchmark.report.command_runs import collect_runs_for
 from studies.selection_noise import COMMAND
 
 LOG = Path("csv") / "metrics.csv"
