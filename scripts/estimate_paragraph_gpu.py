@@ -2,11 +2,11 @@
 FLOPs: the runs' all-MiniLM-L6-v2 and a BERT-base-shaped encoder (the cluster setting,
 docs/models.md, "Pretrained paragraph encoders").
 
-For each encoder, on K batches of the NIPS training split spread over an epoch (the
-DataModule's own loader, `+experiment=preset_paragraph_listmle` or `ARGS` experiment), one
-thread: the FLOPs (`torch.utils.flop_counter`: matrix products and attention; elementwise
-work is not counted) and the ATen operators of a whole training step (loss, backward,
-AdamW step), then of a validation forward pass. The GPU time they imply, per step
+For each head (`--experiment`: the presets of the three paragraph heads by default) and each
+encoder, on K batches of the NIPS training split spread over an epoch (the DataModule's own
+loader), one thread: the FLOPs (`torch.utils.flop_counter`: matrix products and attention;
+elementwise work is not counted) and the ATen operators of a whole training step (loss,
+backward, AdamW step), then of a validation forward pass. The GPU time they imply, per step
 `operators x LAUNCH_SECONDS + FLOPs / GPU_FLOPS` (the constants of the NIPS page,
 `studies.cui2018.nips`: one kernel launch per operator, 30 % of an H100's float32 peak), for
 BERSON's published NIPS budget (20 epochs, batch 8) and the training-state memory (weights,
@@ -17,7 +17,8 @@ shape is built with random weights and MiniLM's tokenizer into a temporary folde
 measures the same preset on a GPU (`paragraph_minilm`, `paragraph_bert_bf16`).
 
     ORDERBENCH_DATASETS=../shared/datasets python scripts/estimate_paragraph_gpu.py \
-        [--batches 4] [--out results/bench/paragraph-gpu-estimate.json]
+        [--batches 4] [--experiment preset_paragraph_listmle ...] \
+        [--out results/bench/paragraph-gpu-estimate.json]
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from studies.cui2018.nips import (
     gpu_step_seconds,
 )
 
+HEADS = ("preset_paragraph_listmle", "preset_paragraph_ptrnet", "preset_paragraph_tsort")
 BERSON_EPOCHS = 20  # BERSON's published NIPS recipe (docs/models.md)
 STATE_BYTES_PER_PARAMETER = 16  # float32 weight, gradient and AdamW's two moments
 
@@ -114,26 +116,27 @@ def estimate(overrides: list[str], batches: int, encoder: str) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--batches", type=int, default=4, help="K training batches counted")
-    parser.add_argument("--experiment", default="preset_paragraph_listmle")
+    parser.add_argument("--experiment", nargs="+", default=list(HEADS),
+                        help="the experiments (conf/experiment) of the heads counted")
     parser.add_argument("--out", help="where to write the record (JSON)")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    base = ["+reproduce=nips", f"+experiment={args.experiment}", "cpu_threads=1"]
+    rows = []
     with tempfile.TemporaryDirectory() as folder:
-        rows = [estimate(base, args.batches, BUNDLED_ENCODER),
-                estimate([*base, "++model.net.encoder="
-                              + shape_folder("bert-base", resolve_model_path(None), Path(folder))],
-                         args.batches, BERT_BASE_SHAPE)]  # fmt: skip
+        bert = shape_folder("bert-base", resolve_model_path(None), Path(folder))
+        for experiment in args.experiment:
+            base = ["+reproduce=nips", f"+experiment={experiment}", "cpu_threads=1"]
+            rows += [estimate(base, args.batches, BUNDLED_ENCODER),
+                     estimate([*base, f"++model.net.encoder={bert}"], args.batches,
+                              BERT_BASE_SHAPE)]  # fmt: skip
     record = {
         "what": "an estimate from counted FLOPs and operators, not a GPU measurement",
         "command": "python scripts/estimate_paragraph_gpu.py "
-                   f"--batches {args.batches} --experiment {args.experiment}",
+                   f"--batches {args.batches} --experiment {' '.join(args.experiment)}",
         "constants": {"launch_seconds": LAUNCH_SECONDS, "gpu_flops": GPU_FLOPS,
                       "epochs": BERSON_EPOCHS},
         "load_average": round(os.getloadavg()[0], 2),
         "encoders": rows,
-        "bert_over_minilm_train_flops": round(
-            rows[1]["train_flops_per_doc"] / max(rows[0]["train_flops_per_doc"], 1), 1),
     }  # fmt: skip
     text = json.dumps(record, indent=1)
     print(text)

@@ -122,7 +122,8 @@ def row_lines(groups: Mapping[PresentedRow, Sequence[Run]], figures: pd.DataFram
         per_seed = mine.groupby("seed")["tau"]
         spread = (per_seed.max() - per_seed.min()).mean()
         lines.append(
-            f"| {row.label} | {mine['protocol_seed'].nunique()} × {per_seed.ngroups} seeds | "
+            f"| {row.label} | {mine['protocol_seed'].nunique()} × {per_seed.ngroups} "
+            f"seed{'s' if per_seed.ngroups > 1 else ''} | "
             f"{fixed:.3f} | {mine['tau'].mean():.3f} | {per_seed.std(ddof=1).mean():.4f} | "
             f"{spread:.4f} |"
         )

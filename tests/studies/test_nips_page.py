@@ -82,6 +82,17 @@ def test_the_page_marks_short_rows_and_states_the_cost(runs: Path, tmp_path: Pat
     assert "| MiniLM, top layer fine-tuned | 0 of 3 | — |" in page  # no run: listed, not left out
     assert f"{NSEG_NIPS['tau']:.4f}" in page and "≈" in page  # fabricated records: no CPU count
     assert "Holm" in page
+    # a row short of its seeds is marked in the cost table, has no spread over seeds and is
+    # never the cheapest row to reach the SE-Graph log, however high its one seed
+    write_run(runs, "paragraph_ptrnet", 0, 0.99, dataset="nips", variant="berson_e20")
+    table, tests = build(collect_runs(runs), n_resamples=200)
+    page = markdown(table, tests, "repro_e100", ["0" * 40])
+    pointer = "pretrained paragraph encoder + pointer"
+    [cells] = [line for line in page.splitlines() if line.startswith(f"| {pointer} | 1 of 3 |")]
+    assert "±" not in cells
+    assert f"| {pointer} (1 of 3 seeds) |" in page
+    assert table.set_index("row").loc[pointer, "tau_mean"] > NSEG_NIPS["tau"]
+    assert "No complete row reaches the SE-Graph log's tau 0.7506 on average." in page
     written = write(runs, tmp_path / "out")
     assert sorted(p.name for p in written) == [
         "reproduction_nips.csv", "reproduction_nips.md", "reproduction_nips_presentation.csv",
@@ -184,6 +195,13 @@ def test_a_pretrained_paragraph_row_takes_its_own_encoders_count():
     assert "110 M parameters" in line and "8.0 times MiniLM's" in line and "10 GPU minutes" in line
     assert "Measured since" not in line  # no GPU check committed in this profile
     assert bert_base_lines({}) == []
+    # another head's count: its BERT-base figure joins the line; the ratio stays its own head's
+    profile["paragraph"]["encoders"] += [
+        {**minilm, "preset": "paragraph_ptrnet", "train_flops_per_doc": 4e9},
+        {**bert, "preset": "paragraph_ptrnet", "estimate": {"gpu_minutes_20_epochs": 12.2}}]
+    line = " ".join(bert_base_lines(profile))
+    assert "8.0 times MiniLM's" in line
+    assert "with the other heads: `paragraph_ptrnet` 12 GPU minutes" in line
     bert["train_batches"], bert["estimate"]["gpu_seconds_per_epoch"] = 300, 30.0
     profile["paragraph"]["constants"] = {"epochs": 20}
     profile["gpu_check"] = {"steps": {"paragraph_bert": {
