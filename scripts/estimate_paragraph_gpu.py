@@ -2,7 +2,7 @@
 FLOPs: the runs' all-MiniLM-L6-v2 and a BERT-base-shaped encoder (the cluster setting,
 docs/models.md, "Pretrained paragraph encoders").
 
-For each head (`--experiment`: the presets of the three paragraph heads by default) and each
+For each head (`--experiment`: by default the presets of the NIPS page's pretrained rows) and each
 encoder, on K batches of the NIPS training split spread over an epoch (the DataModule's own
 loader), one thread: the FLOPs (`torch.utils.flop_counter`: matrix products and attention;
 elementwise work is not counted) and the ATen operators of a whole training step (loss,
@@ -46,9 +46,9 @@ from studies.cui2018.nips import (
     GPU_FLOPS,
     LAUNCH_SECONDS,
     gpu_step_seconds,
+    pretrained_sweep,
 )
 
-HEADS = ("preset_paragraph_listmle", "preset_paragraph_ptrnet", "preset_paragraph_tsort")
 BERSON_EPOCHS = 20  # BERSON's published NIPS recipe (docs/models.md)
 STATE_BYTES_PER_PARAMETER = 16  # float32 weight, gradient and AdamW's two moments
 
@@ -116,7 +116,8 @@ def estimate(overrides: list[str], batches: int, encoder: str) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--batches", type=int, default=4, help="K training batches counted")
-    parser.add_argument("--experiment", nargs="+", default=list(HEADS),
+    parser.add_argument("--experiment", nargs="+",  # the NIPS page's pretrained rows
+                        default=[f"preset_{p}" for p in pretrained_sweep().presets],
                         help="the experiments (conf/experiment) of the heads counted")
     parser.add_argument("--out", help="where to write the record (JSON)")
     args = parser.parse_args()
