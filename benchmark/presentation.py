@@ -44,6 +44,36 @@ def decode_presented(run_dir: Path, protocol_seed: int) -> dict:
     return evaluate_order(run_dir, "test", protocol_seed=protocol_seed)
 
 
+class PresentedDecoder:
+    """`decode_presented` for `presentation_figures` that goes on past a run it cannot
+    decode (no checkpoint, a record that cannot be trusted): None for it, its reason kept
+    in `failed` (run folder -> message) for the caller to name after writing what was
+    decoded; `decoded` counts the presentations decoded."""
+
+    def __init__(self, prog: str):
+        self.prog = prog
+        self.decoded = 0
+        self.failed: dict[Path, str] = {}
+
+    def __call__(self, run_dir: Path, protocol_seed: int) -> dict | None:
+        if run_dir in self.failed:  # one reason per run, not one try per presentation
+            return None
+        print(f"{self.prog}: {run_dir}: protocol seed {protocol_seed}", file=sys.stderr)
+        try:
+            figures = decode_presented(run_dir, protocol_seed)
+        except RunError as error:
+            self.failed[run_dir] = str(error)
+            return None
+        self.decoded += 1
+        return figures
+
+    def report_failed(self, csv: Path) -> int:
+        """Each run that could not be decoded, as an error line; the exit status."""
+        for problem in self.failed.values():
+            report_error(self.prog, f"{problem} (its presentations are missing from {csv})")
+        return EXIT_BAD_INPUT if self.failed else 0
+
+
 def markdown(groups: dict, figures, presentations: int) -> str:
     """The report: per row, then per run."""
     return "\n".join([
@@ -68,17 +98,7 @@ def _report(args: dict) -> int:
     runs = collect_runs_for(prog, runs_dir)
     groups = {RowName(f"{dataset}: {preset}/{variant}", preset): members
               for (dataset, preset, variant), members in group_runs(runs).items()}  # fmt: skip
-    decoded, failed = [], {}
-
-    def decode(run_dir: Path, protocol_seed: int) -> dict | None:
-        print(f"{prog}: {run_dir}: protocol seed {protocol_seed}", file=sys.stderr)
-        try:
-            figures = decode_presented(run_dir, protocol_seed)
-        except RunError as error:  # no checkpoint, a record that cannot be trusted, ...
-            failed.setdefault(run_dir, str(error))
-            return None
-        decoded.append(run_dir)
-        return figures
+    decode = PresentedDecoder(prog)
 
     with warnings_printed(prog, on_error=False):
         figures = presentation_figures(groups, args["presentations"], known, decode)
@@ -89,11 +109,9 @@ def _report(args: dict) -> int:
         })  # fmt: skip
     except (ForeignFilesError, OSError) as error:
         return report_error(prog, error)
-    print(f"{len(decoded)} presentations decoded, {len(figures)} figures -> "
+    print(f"{decode.decoded} presentations decoded, {len(figures)} figures -> "
           f"{', '.join(map(str, paths))}")
-    for problem in failed.values():
-        report_error(prog, f"{problem} (its presentations are missing from {out / CSV_NAME})")
-    return EXIT_BAD_INPUT if failed else 0
+    return decode.report_failed(out / CSV_NAME)
 
 
 if __name__ == "__main__":

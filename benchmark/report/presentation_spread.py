@@ -105,13 +105,14 @@ def _mine(figures: pd.DataFrame, label: str, run: Run | None = None) -> pd.DataF
 def row_lines(groups: Mapping[PresentedRow, Sequence[Run]], figures: pd.DataFrame) -> list[str]:
     """Per row: order-free, not measured, or the spread of its tau over the other
     presentations (per seed: the standard deviation and range over them, averaged over
-    seeds) beside its mean tau on the fixed presentation."""
+    seeds) beside its mean tau on the fixed presentation, both over the measured seeds
+    only ("1 seed of 2" where a run could not be decoded again)."""
     lines = [
         "| row | presentations | tau, fixed | tau, others: mean | std over them | range |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for row, runs in groups.items():
-        fixed = float(pd.Series([_fixed_tau(run) for run in runs]).mean())
+        fixed = _mean_fixed_tau(runs)
         if order_free(row.preset):
             lines.append(f"| {row.label} | order-free | {fixed:.3f} | — | 0 | 0 |")
             continue
@@ -119,15 +120,21 @@ def row_lines(groups: Mapping[PresentedRow, Sequence[Run]], figures: pd.DataFram
         if mine.empty:
             lines.append(f"| {row.label} | not measured | {fixed:.3f} | — | — | — |")
             continue
+        measured = [run for run in runs if not _mine(figures, row.label, run).empty]
         per_seed = mine.groupby("seed")["tau"]
         spread = (per_seed.max() - per_seed.min()).mean()
+        of_all = "" if len(measured) == len(runs) else f" of {len(runs)}"
         lines.append(
             f"| {row.label} | {mine['protocol_seed'].nunique()} × {per_seed.ngroups} "
-            f"seed{'s' if per_seed.ngroups > 1 else ''} | "
-            f"{fixed:.3f} | {mine['tau'].mean():.3f} | {per_seed.std(ddof=1).mean():.4f} | "
-            f"{spread:.4f} |"
+            f"seed{'s' if per_seed.ngroups > 1 else ''}{of_all} | "
+            f"{_mean_fixed_tau(measured):.3f} | {mine['tau'].mean():.3f} | "
+            f"{per_seed.std(ddof=1).mean():.4f} | {spread:.4f} |"
         )
     return lines
+
+
+def _mean_fixed_tau(runs: Sequence[Run]) -> float:
+    return float(pd.Series([_fixed_tau(run) for run in runs]).mean())
 
 
 def run_lines(groups: Mapping[PresentedRow, Sequence[Run]], figures: pd.DataFrame) -> list[str]:

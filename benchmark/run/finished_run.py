@@ -217,7 +217,8 @@ def _load_net(run_dir: Path, config: DictConfig, vocab: Vocab) -> nn.Module:
     checkpoint = run_dir / CHECKPOINT_PATH
     if not checkpoint.is_file():
         raise RunError(
-            f"{run_dir}: no checkpoint ({CHECKPOINT_PATH}): the run has not saved a model yet"
+            f"{run_dir}: no checkpoint ({CHECKPOINT_PATH}): the run has not saved a model "
+            "yet, or it is an archived record (`orderbench archive` keeps none)"
         )
     state = load_weights(checkpoint)
     weights = {k[len(NET_PREFIX) :]: v for k, v in state.items() if k.startswith(NET_PREFIX)}

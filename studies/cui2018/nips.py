@@ -25,7 +25,7 @@ from benchmark.cli_arguments import report_error, warnings_printed
 from benchmark.compare import compare_runs
 from benchmark.config.compose import compose_config
 from benchmark.config.identity import changed_keys, identity_config
-from benchmark.presentation import decode_presented
+from benchmark.presentation import PresentedDecoder, decode_presented
 from benchmark.records.atomic_io import atomic_write_group
 from benchmark.records.comparability import IncomparableRunsError, require_pairable
 from benchmark.records.run_collection import Run, collect_runs
@@ -549,18 +549,19 @@ def cost_lines(table: pd.DataFrame) -> list[str]:
 
 
 def write(runs_dir: Path, out: Path, variant: str = VARIANT, presentations: int = 0,
-          reference: str = NIPS_REFERENCE) -> list[Path]:
+          reference: str = NIPS_REFERENCE, decode=decode_presented) -> list[Path]:
     """The page and its tables in `out`, the complete rows paired against the row of the
     preset `reference`; with `presentations` N, every run of a row that
-    reads the presented order is decoded again under N other presentations first
-    (`studies.cui2018.nips_presentation`; figures an earlier page kept are reused)."""
+    reads the presented order is decoded again under N other presentations first, with
+    `decode` (`studies.cui2018.nips_presentation`; figures an earlier page kept are reused;
+    a None from `decode` leaves that run unmeasured)."""
     runs = collect_runs(runs_dir)
     table, tests = build(runs, variant, reference=reference)
     if table.empty:
         raise ValueError(f"{runs_dir}: no finished NIPS run of variant {variant}")
     groups = row_runs(runs, variant)
     presented = presentation_figures(groups, presentations, read_known(out / PRESENTATION_CSV),
-                                     decode_presented)
+                                     decode)
     commits = sorted({run.record.get("git_commit", "unknown") for run in runs
                       if run.dataset == DATASET})  # fmt: skip
     ablations = ablation_table(runs, variant)
@@ -577,15 +578,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _write_page(args: dict) -> int:
+    decode = PresentedDecoder(COMMAND.prog)  # a run it cannot decode is named after the page
     try:
         with warnings_printed(COMMAND.prog):  # the runs left out, and why
             written = write(Path(args["runs"]), Path(args["out"]), args["variant"],
-                            args["presentations"], args["reference"])
+                            args["presentations"], args["reference"], decode)
     except (ValueError, FileNotFoundError) as error:  # no runs folder, no finished run, ...
         return report_error(COMMAND.prog, error)
     for path in written:
         print(path)
-    return 0
+    return decode.report_failed(Path(args["out"]) / PRESENTATION_CSV)
 
 
 if __name__ == "__main__":

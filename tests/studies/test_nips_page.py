@@ -211,3 +211,24 @@ def test_a_pretrained_paragraph_row_takes_its_own_encoders_count():
     assert ("200 ms a training step, so 60 s an epoch of training and **about 20 GPU minutes "
             "for 20 epochs**, 2.0 times the estimate's epoch; 3.5 GiB") in measured
     assert "one NVIDIA H200" in measured and "precision bf16" in measured
+
+
+def test_a_run_that_cannot_be_decoded_again_is_named_after_the_page(runs: Path, tmp_path: Path,
+                                                                    monkeypatch, capsys):
+    import benchmark.presentation as presentation
+    from benchmark.run.finished_run import RunError
+    from studies.cui2018.nips import main
+
+    def decode(run_dir: Path, seed: int) -> dict:
+        if run_dir.name == "seed_1":  # an archived record: no checkpoint to decode from
+            raise RunError(f"{run_dir}: no checkpoint")
+        return {"tau": 0.4 + seed / 100, "pmr": 0.1, "acc": 0.3}
+
+    monkeypatch.setattr(presentation, "decode_presented", decode)
+    out = tmp_path / "out"
+    assert main([f"runs={runs}", f"out={out}", "presentations=2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and "seed_1: no checkpoint" in err
+    assert f"missing from {out / 'reproduction_nips_presentation.csv'}" in err
+    page = (out / "reproduction_nips.md").read_text()  # written all the same
+    assert "| LSTM+PtrNet, batch 16, beam 64 | 2 × 2 seeds of 3 |" in page

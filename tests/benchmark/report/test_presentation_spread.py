@@ -55,6 +55,11 @@ def test_a_run_that_cannot_be_decoded_leaves_only_its_lines_missing(groups):
 
     figures = presentation_figures(groups, 2, pd.DataFrame(), decode)
     assert sorted(set(figures["seed"])) == [0, 2] and len(figures) == 4
+    lstm = groups[RowName("lstm_ptrnet", "lstm_ptrnet")]
+    lstm[1].metrics["tau"] = 0.9  # not measured again: kept out of the row's fixed mean
+    row = next(line for line in row_lines(groups, figures) if line.startswith("| lstm_ptrnet"))
+    fixed = (lstm[0].metrics["tau"] + lstm[2].metrics["tau"]) / 2
+    assert f"| 2 × 2 seeds of 3 | {fixed:.3f} | 0.400 |" in row
 
 
 def test_the_other_presentations_skip_the_runs_own(groups):
