@@ -238,6 +238,7 @@ class _Payload:
         return (Path.touch, (self.marker,))
 
 
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol:UserWarning")  # the payload's own
 def test_a_pickled_payload_in_a_checkpoint_is_refused_and_never_run(tmp_path: Path):
     marker = tmp_path / "payload-ran"
     checkpoint = tmp_path / "last.ckpt"
