@@ -41,6 +41,7 @@ from studies.cui2018.published import MODELS, NIPS, NSEG_LABEL, NSEG_NIPS, Row
 DATASET = "nips"
 VARIANT = "repro_e100"
 MIN_RUNS = 3
+CPU_SEPARATOR = "; "  # between the CPU models of a row in the table's `cpu_models`
 N_RESAMPLES = 10_000
 METRICS = {"acc": 100.0, "pmr": 100.0, "tau": 1.0}  # figure -> scale shown (% for the first two)
 NAMES = {"acc": "accuracy %", "pmr": "PMR %", "tau": "tau"}
@@ -213,7 +214,7 @@ def _cost(runs: Sequence[Run], profile: dict) -> dict:
     """Mean CPU seconds to the selected epoch and in all, peak memory; where a record did
     not count every epoch (it predates `resources`, or was resumed from a checkpoint made
     before them), the CPU time is estimated from its training wall time (`estimated`: how
-    many)."""
+    many); the CPU models the runs were timed on (`environment.device_name`)."""
     to_selected, total, memory, estimated = [], [], [], 0
     for run in runs:
         cost = run.record.get("resources")
@@ -236,8 +237,10 @@ def _cost(runs: Sequence[Run], profile: dict) -> dict:
         return float(np.mean(values)) if values else math.nan
 
     gpu = [gpu_training_seconds(run, profile) for run in runs]
+    cpus = {name for run in runs if (name := run.record.get("environment", {}).get("device_name"))}
     return {"cpu_s_to_selected": mean(to_selected), "cpu_s_total": mean(total),
             "peak_rss_mb": mean(memory), "cost_estimated": estimated,
+            "cpu_models": CPU_SEPARATOR.join(sorted(cpus)),
             "wall_s_sum": float(sum(run.record.get("train_seconds") or 0 for run in runs)),
             "gpu_s_estimate": mean(gpu)}  # fmt: skip
 
@@ -508,7 +511,9 @@ def cost_lines(table: pd.DataFrame) -> list[str]:
         "CPU seconds of the run's process (all its PyTorch threads: one a run, unless its "
         "record's `resources.threads_per_epoch` says more) to the epoch selected on valid and "
         "for the whole training, mean over seeds, and the peak resident memory of the process; "
-        "≈ marks rows whose records predate the CPU-time count (wall-time share instead).",
+        "≈ marks rows whose records predate the CPU-time count (wall-time share instead); "
+        "CPU models: how many different CPUs (each record's `environment.device_name`) "
+        "a row's seeds were timed on.",
         "",
         "The last column is **an estimate, not a measurement** (no GPU was used): the run's "
         "training steps on one GPU at one kernel launch (10 µs) per operator plus its FLOPs at "
@@ -520,8 +525,8 @@ def cost_lines(table: pd.DataFrame) -> list[str]:
         "training only, without validation and the beam-64 test decoding.",
         "",
         "| row | test tau | CPU s to selected | CPU s in all | peak memory MB "
-        "| GPU s of training, estimate |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| GPU s of training, estimate | CPU models |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for _, r in table.sort_values("cpu_s_to_selected").iterrows():
         mark = "≈ " if r["cost_estimated"] else ""
@@ -529,7 +534,8 @@ def cost_lines(table: pd.DataFrame) -> list[str]:
         lines.append(
             f"| {r['row']}{short} | {_f(r['tau_mean'], 3)} | "
             f"{mark}{_f(r['cpu_s_to_selected'], 0)} | {mark}{_f(r['cpu_s_total'], 0)} | "
-            f"{_f(r['peak_rss_mb'], 0)} | {_f(r['gpu_s_estimate'], 0)} |"
+            f"{_f(r['peak_rss_mb'], 0)} | {_f(r['gpu_s_estimate'], 0)} | "
+            f"{len(_cpu_models(r)) or '—'} |"
         )
     lines += bert_base_lines(load_profile())
     hours = table["wall_s_sum"].sum() / 3600
@@ -545,7 +551,19 @@ def cost_lines(table: pd.DataFrame) -> list[str]:
         lines += ["", f"Cheapest complete row at or above the SE-Graph log's tau "
                   f"{NSEG_NIPS['tau']}: "
                   f"**{cheapest['row']}** ({_f(cheapest['cpu_s_to_selected'], 0)} CPU s)."]
+        models = sorted({name for _, r in reaching.iterrows() for name in _cpu_models(r)})
+        if len(models) > 1:
+            lines[-1] += (f" The complete rows at or above that tau were timed on "
+                          f"{len(models)} CPU models ({CPU_SEPARATOR.join(models)}): their "
+                          "CPU seconds are not one unit, so the ranking is approximate between "
+                          "rows timed on different CPUs (docs/reproduction_nips.md gives each "
+                          "machine's seconds an epoch).")
     return lines
+
+
+def _cpu_models(row: pd.Series) -> list[str]:
+    """The CPU models a row of the table was timed on, as its records name them."""
+    return [name for name in row["cpu_models"].split(CPU_SEPARATOR) if name]
 
 
 def write(runs_dir: Path, out: Path, variant: str = VARIANT, presentations: int = 0,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from fixtures_runs import write_run
+from fixtures_runs import edit_record, write_run
 
 from benchmark.config.compose import compose_config
 from benchmark.records.run_collection import collect_runs
@@ -100,6 +100,31 @@ def test_the_page_marks_short_rows_and_states_the_cost(runs: Path, tmp_path: Pat
     page = (tmp_path / "out" / "reproduction_nips.md").read_text()
     assert "| ATTOrderNet | order-free |" in page  # registry: no decoding needed
     assert "| LSTM+PtrNet, batch 16, beam 64 | not measured |" in page  # presentations=0
+
+
+def test_the_cost_table_says_when_rows_were_timed_on_different_cpus(runs: Path):
+    """CPU seconds of different CPU models are not one unit: the cost table counts the
+    models of each row's records, and the cheapest-row line says when it ranks across them."""
+
+    def timed_on(run_dir: Path, cpu: str) -> None:
+        edit_record(run_dir, lambda record: record.setdefault("environment", {}).update(
+            device_name=cpu))
+
+    for seed in range(3):
+        timed_on(runs / "nips" / "attordernet" / "repro_e100" / f"seed_{seed}", "CPU A")
+    page = markdown(*build(collect_runs(runs), n_resamples=200), "repro_e100", ["0" * 40])
+    [attordernet] = [line for line in page.splitlines() if line.startswith("| ATTOrderNet | 0.")]
+    assert attordernet.endswith("| 1 |")
+    assert "not one unit" not in page  # one CPU model only
+    for seed in range(3):
+        run_dir = write_run(runs, "paragraph_listmle", seed, 0.95, dataset="nips",
+                            variant="berson_e20")  # fmt: skip
+        timed_on(run_dir, "CPU B" if seed else "CPU A")
+    page = markdown(*build(collect_runs(runs), n_resamples=200), "repro_e100", ["0" * 40])
+    [listmle] = [line for line in page.splitlines()
+                 if line.startswith("| pretrained paragraph encoder + ListMLE | 0.")]
+    assert listmle.endswith("| 2 |")
+    assert "were timed on 2 CPU models (CPU A; CPU B): their CPU seconds are not one" in page
 
 
 def test_the_page_section_holds_the_spread_of_the_order_reading_rows(runs: Path):
