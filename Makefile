@@ -8,6 +8,7 @@ EXTRAS     ?= dev,slurm,minilm
 STAMP      := $(VENV)/.orderbench-setup
 ARGS       ?=
 SWEEP      ?= smoke
+ENCODER    ?= mpnet
 # the trainer of `make sweep` and `make sweep-list`: gpu when nvidia-smi lists a GPU here, else
 # cpu (on a login node without GPUs give TRAINER=gpu for the cluster's)
 TRAINER    ?= $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' && echo gpu || echo cpu)
@@ -32,7 +33,7 @@ CHECK_PY   := $(if $(wildcard $(PY)),$(PY),python3)
 COMMA      := ,
 SPACE      := $(subst ,, )
 
-.PHONY: help setup train test test-slow data lint docs leaderboard plots bench \
+.PHONY: help setup train test test-slow weights data lint docs leaderboard plots bench \
 	bench-cli bench-scale sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction \
 	reproduction-report nips nips-report gpu-kit gpu-check
 
@@ -63,6 +64,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet "$(TORCH_SPEC)"
 	PYTHONWARNINGS=ignore $(PY) -m pip install --quiet -e ".[$(EXTRAS)]"  # no setuptools banner
 	touch $@
+
+weights: setup  ## fetch a pretrained encoder's files into $$ORDERBENCH_WEIGHTS (default ~/.cache/orderbench/weights) and check their pinned sha256 (ENCODER=mpnet: all-mpnet-base-v2, 110M parameters, ~420 MB)
+	$(OB) weights encoder=$(ENCODER) $(ARGS)
 
 data: setup  ## fetch and preprocess the Brown corpus (cached under data/cache/)
 	$(OB) prepare $(ARGS)

@@ -380,8 +380,17 @@ PRESETS = Command(
     target="models.registry:main", call="keys", details=False,
 )
 
+WEIGHTS = Command(
+    "weights", "fetch a registered pretrained encoder's files (mpnet) and check their pinned "
+    "sha256",
+    (Key("encoder", "a registered encoder (models/blocks/pretrained.py: minilm, mpnet)",
+         "mpnet"),
+     _flag("check", "only check the folder against the pinned digests, fetch nothing")),
+    "benchmark.weights:main", call="keys",
+)  # fmt: skip
+
 COMMANDS = (
     TRAIN, EVALUATE, SCORE, COMPARE, PREDICT, LEADERBOARD, PLOTS, ARCHIVE, PRESENTATION, BENCH,
     BENCH_PROFILE, BENCH_TSORT, BENCH_SCALE, BENCH_CLI, BENCH_GPU_KIT, BENCH_GPU_CHECK, DATACARD,
-    PREPARE, SWEEP_RUN, SWEEP_LIST, SWEEP_SUMMARY, PARAMS, PRESETS,
+    PREPARE, SWEEP_RUN, SWEEP_LIST, SWEEP_SUMMARY, PARAMS, PRESETS, WEIGHTS,
 )  # the order of `orderbench --help`; the studies' commands follow

@@ -282,6 +282,15 @@ class SplitColumns(Sequence):
             parts.append(np.maximum.reduceat(lengths, batch.document_offsets[:-1]))
         return np.concatenate(parts) if parts else np.zeros(0, np.int32)
 
+    def document_tokens(self) -> np.ndarray:
+        """(documents,) the word ids of each document, its sentences counted whole (an empty
+        one as one): what a model reading the joined paragraph encodes (bucketing)."""
+        parts = []
+        for batch in self._batches:
+            lengths = np.maximum(np.diff(batch.token_offsets), 1)
+            parts.append(np.add.reduceat(lengths, batch.document_offsets[:-1]))
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
     def __getitem__(self, index: int) -> Document:
         if not isinstance(index, int | np.integer):
             raise TypeError(f"a document is indexed by an int, got {type(index).__name__}")

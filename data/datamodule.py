@@ -47,8 +47,8 @@ class OrderingDataModule(OrderingData, pl.LightningDataModule):
     def train_dataloader(self) -> DataLoader:
         dataset = self._dataset("train")
         self._train_sampler = BucketBatchSampler(
-            dataset.sizes(), self.batch_size, shuffle=True, seed=self.seed, epoch=self.epoch,
-            drop_last=self.drop_last, **self._shard(),
+            dataset.sizes(self.bucket_by), self.batch_size, shuffle=True, seed=self.seed,
+            epoch=self.epoch, drop_last=self.drop_last, **self._shard(),
         )
         return self._loader("train", self._train_sampler)
 
@@ -56,7 +56,7 @@ class OrderingDataModule(OrderingData, pl.LightningDataModule):
         """Deterministic loader over an evaluation split with its fixed permutations."""
         if split not in EVAL_SPLITS:
             raise ValueError(f"evaluation split must be one of {EVAL_SPLITS}, got {split!r}")
-        sizes = self._dataset(split).sizes()
+        sizes = self._dataset(split).sizes(self.bucket_by)
         sampler = BucketBatchSampler(sizes, self.eval_batch_size, shuffle=False, **self._shard())
         return self._loader(split, sampler)
 

@@ -93,9 +93,14 @@ class OrderingDataset:
             [self.documents.sentence(d.doc, d.sentence) for d in distractors],
         )
 
-    def sizes(self) -> np.ndarray:
-        """(documents, 2): sentences and longest truncated sentence of each document, for
-        bucketing (without distractors: a batch may come out a sentence longer)."""
-        return np.stack(
-            [self.lengths, self.documents.longest_sentences(self.max_tokens)], axis=1
-        ).astype(np.int64)
+    def sizes(self, bucket_by: str = "shape") -> np.ndarray:
+        """(documents, 2) sort keys for bucketing (`data.sampler.BUCKET_KEYS`): "shape",
+        sentences and longest truncated sentence of each document (the padded
+        (B, N, T) word-id batch); "tokens", the document's word tokens and its sentences
+        (the joined paragraph a pretrained paragraph encoder reads). Without distractors:
+        a batch may come out a sentence longer."""
+        if bucket_by == "tokens":
+            columns = [self.documents.document_tokens(), self.lengths]
+        else:
+            columns = [self.lengths, self.documents.longest_sentences(self.max_tokens)]
+        return np.stack(columns, axis=1).astype(np.int64)

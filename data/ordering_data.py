@@ -49,6 +49,7 @@ from data.noise import eval_distractors, noise_setting
 from data.paths import PROCESSED_CACHE
 from data.processing import VOCAB_SPLITS, Prepared, documents_sha256, prepare_columns
 from data.readers import Reader, materialise, split_documents
+from data.sampler import BUCKET_KEYS
 from data.shuffle import eval_permutation
 from data.splits import SPLIT_NAMES
 from data.tokenize import DEFAULT_TOKENIZER, TOKENIZER_VERSION, tokenizer_named
@@ -91,6 +92,9 @@ class OrderingData:
             code's batching). Evaluation never drops a document.
         tokenizer: ``regex`` (the default) or ``whitespace`` for corpora that come
             tokenised (``data.tokenize``).
+        bucket_by: what length-aware batches group by (``data.sampler.BUCKET_KEYS``):
+            ``shape`` (sentences, then the longest sentence: the default) or ``tokens``
+            (the document's word tokens: for a model that reads the joined paragraph).
     """
 
     def __init__(
@@ -110,8 +114,12 @@ class OrderingData:
         vocab_splits: Sequence[str] = VOCAB_SPLITS,
         drop_last: bool = False,
         tokenizer: str = DEFAULT_TOKENIZER,
+        bucket_by: str = "shape",
     ) -> None:
         super().__init__()  # the Lightning form's base class after this one
+        if bucket_by not in BUCKET_KEYS:
+            raise ValueError(f"bucket_by must be one of {BUCKET_KEYS}, got {bucket_by!r}")
+        self.bucket_by = bucket_by
         if max_sentence_tokens < 1:
             raise ValueError(f"max_sentence_tokens must be >= 1, got {max_sentence_tokens}")
         try:  # an unknown name fails here, before any data is read

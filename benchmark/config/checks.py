@@ -443,9 +443,26 @@ def selection_problems(cfg: DictConfig) -> list[str]:
     return [f"early_stopping.monitor: {monitor!r} {reason}; {choices}"]
 
 
+def encoder_problems(cfg: DictConfig) -> list[str]:
+    """`model.net.encoder` of a pretrained preset that names no usable encoder (missing,
+    unknown, empty, a folder without a model, a hub name with the hub offline:
+    `models.blocks.pretrained.encoder_problem`), said before a run folder is made."""
+    from models.blocks.pretrained import encoder_problem
+
+    net = _value_or_absent(cfg, "model.net")
+    if not isinstance(net, DictConfig) or "encoder" not in net:
+        return []
+    name = _value_or_absent(cfg, "model.net.encoder")
+    if name is not None and not isinstance(name, str):
+        return []  # another type: said by `model_problems`
+    problem = encoder_problem(name)
+    return [problem] if problem else []
+
+
 def run_setting_problems(cfg: DictConfig) -> list[str]:
     """One line per problem of `seed_problems`, `accelerator_problems`, `model_problems`,
-    `discrimination_problems`, `embedding_problems` and `selection_problems` (the run
-    directory's components: `benchmark.config.run_path`)."""
+    `encoder_problems`, `discrimination_problems`, `embedding_problems` and
+    `selection_problems` (the run directory's components: `benchmark.config.run_path`)."""
     return seed_problems(cfg) + accelerator_problems(cfg) + model_problems(cfg) \
-        + discrimination_problems(cfg) + embedding_problems(cfg) + selection_problems(cfg)
+        + encoder_problems(cfg) + discrimination_problems(cfg) + embedding_problems(cfg) \
+        + selection_problems(cfg)

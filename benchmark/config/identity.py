@@ -55,9 +55,11 @@ ADDED_DEFAULTS = {
     "dataset.datamodule.vocab_splits": ["train"],  # the vocabulary sees the training split
     "dataset.datamodule.drop_last": False,  # every training document in every epoch
     "dataset.datamodule.tokenizer": "regex",  # the suite's regex tokenizer
+    "dataset.datamodule.bucket_by": "shape",  # batches sorted by sentences, longest sentence
     "test_shuffles": 1,  # one test pass on the fixed permutations
     "compile": False,  # the optimiser's update eager (rounds as before)
     "cuda_graphs": False,  # training batches as collated, not padded to fixed shapes
+    "model.net.encoder": None,  # a pretrained preset's default encoder (all-MiniLM-L6-v2)
 }
 
 # keys that name the run directory itself (conf/config.yaml `hydra.run.dir`), so the config

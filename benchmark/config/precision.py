@@ -43,6 +43,24 @@ def bf16_autocast(device_type: str, bf16: bool) -> Iterator[None]:
         torch.backends.mkldnn.enabled = onednn
 
 
+AUTO = "auto"  # `trainer.precision: auto`: bf16 autocast where the device computes bf16
+
+
+def resolve_precision(accelerator: str | None, precision):
+    """`trainer.precision: auto` -> "bf16-mixed" where the device has bf16 instructions (a
+    CUDA GPU that reports bf16; a CPU with AVX-512 BF16 or AMX, oneDNN's own probe), else
+    "32-true"; any other value as it is. The config keeps "auto", so runs of one row on
+    machines with and without bf16 share their config id; the record's `environment`
+    says which one ran."""
+    if str(precision) != AUTO:
+        return precision
+    if accelerator in ("gpu", "cuda") or (accelerator == "auto" and torch.cuda.is_available()):
+        bf16 = torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+    else:
+        bf16 = cpu_has_bf16()
+    return "bf16-mixed" if bf16 else "32-true"
+
+
 def trainer_precision_is_bf16(precision) -> bool:
     """Lightning's `trainer.precision` asks for bf16 ("bf16-mixed", "bf16-true", "bf16")."""
     return "bf16" in str(precision)

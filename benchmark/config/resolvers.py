@@ -22,6 +22,11 @@ A preset's settings (`model.net`):
   a second time (`conf/experiment/han_paper.yaml`, `conf/model/han.yaml`). It reads the
   registry, which imports no torch (models/presets/).
 
+- `${encoder_width:}`: the hidden width of the pretrained encoder that the `encoder` key
+  beside it names (`models.blocks.pretrained.encoder_width`, its own config.json), so that a
+  width that follows the encoder is written nowhere; null when the name cannot be resolved
+  (the config check then refuses `model.net.encoder` in one line).
+
 The run directory (`hydra.run.dir`, `hydra.sweep.subdir`):
 
 - `${config_id:}`: the digest of everything in the config that changes what a run computes
@@ -102,6 +107,17 @@ def preset_default(*, _node_: Node, _parent_: DictConfig) -> Any:
     return list(default) if isinstance(default, tuple) else default
 
 
+def encoder_width(*, _parent_: DictConfig) -> int | None:
+    """The width of the encoder named by `encoder` beside the key (module docstring)."""
+    from models.blocks.pretrained import EncoderError
+    from models.blocks.pretrained import encoder_width as width
+
+    try:
+        return width(_parent_.get("encoder"))
+    except EncoderError:
+        return None
+
+
 def run_config_id(*, _root_: DictConfig) -> str:
     """`config_id` of the whole config the interpolation sits in, once the other components
     of the run directory are known to be plain folder names (`run_path.path_problems`)."""
@@ -120,6 +136,7 @@ def register_resolvers() -> None:
         ("selection_metric", selection_metric),
         ("cache_dir", cache_dir),
         ("preset_default", preset_default),
+        ("encoder_width", encoder_width),
         ("config_id", run_config_id),
     ):
         if not OmegaConf.has_resolver(name):

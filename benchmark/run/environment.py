@@ -27,11 +27,17 @@ def _cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
-def run_environment(device: torch.device, deterministic) -> dict:
+def run_environment(
+    device: torch.device, deterministic, precision: str | None = None,
+    net: torch.nn.Module | None = None,
+) -> dict:
     """`{threads, interop_threads, deterministic, deterministic_algorithms, torch, ...}`.
 
     `deterministic` is the `trainer.deterministic` setting as configured;
-    `deterministic_algorithms` whether PyTorch had them switched on when recorded.
+    `deterministic_algorithms` whether PyTorch had them switched on when recorded;
+    `precision` the Trainer's (`trainer.precision: auto` resolved on this machine);
+    `encoders` what each pretrained encoder of `net` was read from (its name, folder and
+    version or hub revision: `models.blocks.pretrained.load_pretrained`).
     """
     device = torch.device(device)
     name = (
@@ -49,4 +55,14 @@ def run_environment(device: torch.device, deterministic) -> dict:
         "device": str(device),
         "device_name": name,
         "cpu_count": os.cpu_count(),
+        **({"precision": str(precision)} if precision is not None else {}),
+        **({"encoders": encoders} if (encoders := pretrained_encoders(net)) else {}),
     }
+
+
+def pretrained_encoders(net: torch.nn.Module | None) -> list[dict]:
+    """The provenance of each pretrained encoder inside `net` (none: an empty list)."""
+    if net is None:
+        return []
+    return [module.orderbench_encoder for module in net.modules()
+            if hasattr(module, "orderbench_encoder")]

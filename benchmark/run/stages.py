@@ -22,7 +22,7 @@ from omegaconf import DictConfig, OmegaConf
 from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint, Timer
 
 from benchmark.config.identity import config_id
-from benchmark.config.precision import prepare_cpu_bf16
+from benchmark.config.precision import prepare_cpu_bf16, resolve_precision
 from benchmark.config.threads import resolve_threads
 from benchmark.evaluation.discrimination import discrimination_records
 from benchmark.evaluation.published_permutations import published_permutations
@@ -137,6 +137,11 @@ def wrap_task(cfg: DictConfig, net: torch.nn.Module) -> OrderingTask:
     )
 
 
+def trainer_precision(cfg: DictConfig):
+    """`trainer.precision`, `auto` resolved for this machine (`resolve_precision`)."""
+    return resolve_precision(cfg.trainer.get("accelerator"), cfg.trainer.get("precision"))
+
+
 def build_trainer(cfg: DictConfig, plan: RunPlan) -> tuple[pl.Trainer, ModelCheckpoint, Timer]:
     """The Trainer with model selection on valid (checkpoint + early stopping), resumable:
     `last.ckpt` after every epoch (saved atomically), the training time carried across
@@ -158,8 +163,10 @@ def build_trainer(cfg: DictConfig, plan: RunPlan) -> tuple[pl.Trainer, ModelChec
     verbose = is_verbose(cfg)  # else one line per epoch (EpochLines), no bars or tables
     bar = bool(cfg.trainer.get("enable_progress_bar", True)) and verbose
     callbacks += progress_bars(verbose, bar)
+    precision = {"precision": trainer_precision(cfg)} if "precision" in cfg.trainer else {}
     trainer = instantiate(
         cfg.trainer,
+        **precision,
         enable_progress_bar=bar,
         enable_model_summary=verbose,
         max_time=None,  # enforced by the Timer above
@@ -260,7 +267,7 @@ def build(cfg: DictConfig, plan: RunPlan) -> BuiltRun:
     vectors in the LightningModule, and the Trainer."""
     if threads := resolve_threads(cfg.cpu_threads):
         torch.set_num_threads(threads)
-    if note := prepare_cpu_bf16(cfg.trainer.get("accelerator"), cfg.trainer.get("precision")):
+    if note := prepare_cpu_bf16(cfg.trainer.get("accelerator"), trainer_precision(cfg)):
         log.warning(note)
     pl.seed_everything(cfg.seed, workers=True, verbose=is_verbose(cfg))
     datamodule = build_datamodule(cfg)
@@ -358,7 +365,8 @@ def record(
         train_seconds=fitted.train_seconds,
         progress=fitted.progress,
         environment=run_environment(
-            built.trainer.strategy.root_device, cfg.trainer.get("deterministic")
+            built.trainer.strategy.root_device, cfg.trainer.get("deterministic"),
+            precision=built.trainer.precision, net=built.task.net,
         ),
         best_checkpoint=fitted.best and str(fitted.best.relative_to(work_dir)),
         resources=resources(fitted.cpu_seconds_per_epoch, fitted.progress["best_epoch"],

@@ -25,34 +25,32 @@ from torch import Tensor, nn
 from models.blocks.masked_ops import length_mask, masked_mean
 from models.blocks.pretrained import (
     VectorStores,
-    bundled_version,
     load_pretrained,
+    resolve_encoder,
     sentence_token_limit,
 )
 
-DIM = 384  # all-MiniLM-L6-v2 sentence vector width
-
 
 class MiniLMSentenceEncoder(nn.Module):
-    output_dim = DIM
-
     def __init__(
         self,
         batch_size: int = 128,  # sentences per MiniLM forward pass
         cache: bool = True,  # remember each distinct sentence's vector (the model is frozen)
         store: VectorStores | None = None,  # keeps the vectors across runs (needs cache)
+        model: str | None = None,  # model.net.encoder (models.blocks.pretrained); None: MiniLM
     ):
         super().__init__()
-        self.model, self.tokenizer = load_pretrained(None)
-        self.max_tokens = sentence_token_limit(None, self.tokenizer)
+        self.model, self.tokenizer = load_pretrained(model)
+        self.output_dim = int(self.model.config.hidden_size)  # the sentence vectors' width
+        self.max_tokens = sentence_token_limit(model, self.tokenizer)
         self.model.requires_grad_(False)
         self.model.eval()
         self.batch_size = batch_size
         self.cache = cache
         self.store = None
-        self._vectors: dict[str, Tensor] = {}  # sentence text -> (384,) on the CPU
+        self._vectors: dict[str, Tensor] = {}  # sentence text -> (H,) on the CPU
         if cache and store is not None:
-            self.store = store.open(bundled_version())  # new weights: a new folder
+            self.store = store.open(resolve_encoder(model).version())  # new weights: a new folder
             self._vectors = self.store.load()
 
     def train(self, mode: bool = True) -> "MiniLMSentenceEncoder":
@@ -62,11 +60,11 @@ class MiniLMSentenceEncoder(nn.Module):
         return self
 
     def forward(self, texts: list[list[str]], num: int) -> Tensor:
-        """texts[b] = presented sentences of document b -> (B, num, 384), zeros at padding."""
+        """texts[b] = presented sentences of document b -> (B, num, H), zeros at padding."""
         device = next(self.model.parameters()).device
         flat = [text for document in texts for text in document]
-        vectors = self._encode(flat).to(device)  # (S, 384)
-        out = torch.zeros(len(texts), num, DIM, device=device)  # (B, N, 384)
+        vectors = self._encode(flat).to(device)  # (S, H)
+        out = torch.zeros(len(texts), num, self.output_dim, device=device)  # (B, N, H)
         real = length_mask(torch.tensor([len(d) for d in texts], device=device), num)  # (B, N)
         out[real] = vectors  # row-major: document by document, sentence by sentence
         return out
@@ -84,9 +82,9 @@ class MiniLMSentenceEncoder(nn.Module):
 
     @torch.no_grad()
     def _encode(self, texts: list[str]) -> Tensor:
-        """-> (len(texts), 384) float32 on the CPU, from the cache where possible."""
+        """-> (len(texts), H) float32 on the CPU, from the cache where possible."""
         if not texts:
-            return torch.zeros(0, DIM)
+            return torch.zeros(0, self.output_dim)
         missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
         known = dict(zip(missing, self._run(missing), strict=True)) if missing else {}
         if self.cache:
@@ -98,7 +96,7 @@ class MiniLMSentenceEncoder(nn.Module):
 
     def _run(self, texts: list[str]) -> Tensor:
         """MiniLM on `texts`, `batch_size` at a time: token states mean-pooled over each
-        sentence and L2-normalised -> (len(texts), 384) on the CPU."""
+        sentence and L2-normalised -> (len(texts), H) on the CPU."""
         device = next(self.model.parameters()).device
         vectors = []
         for start in range(0, len(texts), self.batch_size):
@@ -106,7 +104,7 @@ class MiniLMSentenceEncoder(nn.Module):
                 texts[start : start + self.batch_size], padding=True, truncation=True,
                 max_length=self.max_tokens, return_tensors="pt",
             ).to(device)  # fmt: skip
-            hidden = self.model(**inputs).last_hidden_state  # (c, T, 384)
-            pooled = masked_mean(hidden, inputs["attention_mask"].bool())  # (c, 384)
+            hidden = self.model(**inputs).last_hidden_state  # (c, T, H)
+            pooled = masked_mean(hidden, inputs["attention_mask"].bool())  # (c, H)
             vectors.append(F.normalize(pooled, dim=-1))
         return torch.cat(vectors).float().cpu()

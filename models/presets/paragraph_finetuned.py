@@ -1,9 +1,10 @@
 """Pretrained paragraph encoders, fully fine-tuned, under three heads: the pretrained
 orderers of 2020-2021 as rows beside the 2018 models.
 
-A pretrained Transformer (by default all-MiniLM-L6-v2; any Hugging Face encoder by
-`encoder`) reads the whole shuffled paragraph at once and gives each sentence the mean of
-its span's output states (`models.blocks.paragraph_transformer`); every layer trains.
+A pretrained Transformer (by default all-MiniLM-L6-v2; `encoder` names another: `mpnet`,
+a local Hugging Face folder, models.blocks.pretrained) reads the whole shuffled paragraph
+at once and gives each sentence the mean of its span's output states
+(`models.blocks.paragraph_transformer`); every layer trains.
 Heads:
 
 - `paragraph_listmle`: one score per sentence, trained with ListMLE and sorted (RankTxNet,
@@ -23,7 +24,7 @@ published one (docs/models.md, "Pretrained paragraph encoders").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings
@@ -41,7 +42,7 @@ TINY = dict(hidden_dim=8)  # the encoder itself stays the pretrained one
 class ParagraphEncoderSettings:
     """The pretrained paragraph encoder every head reads (models.blocks.paragraph_transformer)."""
 
-    encoder: str | None = None  # local path or cached Hugging Face name; None: MiniLM
+    encoder: str | None = None  # models.blocks.pretrained: a registered name or a folder
     max_tokens: int | None = None  # joined paragraph's limit; None: the encoder's positions
     fit: str = "truncate"  # longer paragraphs: the longest sentences are cut first
     encoder_lr: float | None = None  # the encoder's learning rate; None: the optimiser's
@@ -57,6 +58,9 @@ class ParagraphEncoderSettings:
         )  # fmt: skip
 
 
+ENCODER_FIELDS = frozenset(field.name for field in fields(ParagraphEncoderSettings))
+
+
 @dataclass(frozen=True)
 class ParagraphPointerSettings(ParagraphEncoderSettings, AttOrderNetSettings):
     """The encoder's settings and ATTOrderNet's paragraph encoder and decoder."""
@@ -69,9 +73,8 @@ class ParagraphPointerSettings(ParagraphEncoderSettings, AttOrderNetSettings):
     settings=ParagraphEncoderSettings,
     summary=Summary(
         sentences=(
-            "all-MiniLM-L6-v2 over the whole shuffled paragraph (`[CLS] s1 [SEP] s2 "
-            "...`), every layer fine-tuned, each sentence mean-pooled over its span "
-            "(384-d)"
+            "all-MiniLM-L6-v2 (`encoder`) over the whole shuffled paragraph (`[CLS] s1 "
+            "[SEP] s2 ...`), every layer fine-tuned, each sentence mean-pooled over its span"
         ),
         paragraph="the same encoder: the sentences attend to each other",
         decoder="a score per sentence trained with ListMLE, sorted",
@@ -82,7 +85,7 @@ def paragraph_listmle(
     vocab_size: int | None = None,  # unused: the encoder has its own sub-word vocabulary
     pretrained_embeddings=None,  # unused, as vocab_size
     *,
-    hidden_dim: int = 384,  # the scorer MLP's width
+    hidden_dim: int | None = None,  # the scorer MLP's width; None: the encoder's
     dropout: float = 0.1,  # on the sentence vectors before the scorer
     **encoder,  # ParagraphEncoderSettings
 ) -> OrderingModel:
@@ -93,7 +96,8 @@ def paragraph_listmle(
     from models.ordering_model import OrderingModel
 
     sentences = ParagraphEncoderSettings(**encoder).paragraph_encoder()
-    decoder = ListwiseScoreDecoder(sentences.output_dim, hidden_dim, dropout)
+    decoder = ListwiseScoreDecoder(sentences.output_dim, hidden_dim or sentences.output_dim,
+                                   dropout)
     return OrderingModel(sentences, ParagraphIdentity(sentences.output_dim), decoder, None)
 
 
@@ -105,22 +109,26 @@ def paragraph_listmle(
     settings=ParagraphPointerSettings,
     summary=Summary(
         sentences="as `paragraph_listmle`",
-        paragraph="the same encoder, then as `attordernet` (384 wide, d_ff 512)",
-        decoder="as `attordernet` (384)",
+        paragraph="the same encoder, then as `attordernet` (the encoder's width, d_ff 512)",
+        decoder="as `attordernet` (the encoder's width)",
     ),
 )
 def paragraph_ptrnet(
     vocab_size: int | None = None,  # unused: the encoder has its own sub-word vocabulary
     pretrained_embeddings=None,  # unused, as vocab_size
     *,
-    hidden_dim: int = 384,  # paragraph encoder width = decoder LSTM units
+    hidden_dim: int | None = None,  # paragraph encoder width = decoder units; None: encoder's
     ff_dim: int = 512,  # paragraph feed-forward width
     **shared,  # ParagraphPointerSettings
 ) -> OrderingModel:
     """Whole-paragraph pretrained encoder -> ATTOrderNet's self-attention paragraph encoder
-    (no positions) and LSTM pointer decoder, decoded by beam search."""
-    settings = ParagraphPointerSettings(hidden_dim=hidden_dim, ff_dim=ff_dim, **shared)
-    return settings.model(None, settings.paragraph_encoder())
+    (no positions) and LSTM pointer decoder at the encoder's width, decoded by beam
+    search."""
+    sentences = ParagraphEncoderSettings(
+        **{k: v for k, v in shared.items() if k in ENCODER_FIELDS}).paragraph_encoder()
+    settings = ParagraphPointerSettings(
+        hidden_dim=hidden_dim or sentences.output_dim, ff_dim=ff_dim, **shared)
+    return settings.model(None, sentences)
 
 
 @register_preset(
@@ -139,7 +147,7 @@ def paragraph_tsort(
     vocab_size: int | None = None,  # unused: the encoder has its own sub-word vocabulary
     pretrained_embeddings=None,  # unused, as vocab_size
     *,
-    hidden_dim: int = 384,  # the pair classifier's width
+    hidden_dim: int | None = None,  # the pair classifier's width; None: the encoder's
     dropout: float = 0.1,  # sentence vectors and pair features
     decoder: str = "tsort",  # "tsort" (B-TSort) or "winsum" (summed win probabilities)
     cycle_rule: str = "dfs",  # tsort's cycle breaking: "dfs" (B-TSort's code), "confidence"
@@ -152,5 +160,6 @@ def paragraph_tsort(
     from models.orderers.pairwise_orderer import PairwiseOrderer
 
     sentences = ParagraphEncoderSettings(**encoder).paragraph_encoder()
-    classifier = PairOrderClassifier(sentences.output_dim, hidden_dim, dropout)
+    classifier = PairOrderClassifier(sentences.output_dim, hidden_dim or sentences.output_dim,
+                                     dropout)
     return PairwiseOrderer(sentences, classifier, None, decoder, cycle_rule, pair_direction)

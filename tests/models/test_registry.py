@@ -128,8 +128,8 @@ def test_a_family_s_settings_are_declared_once():
         assert {k: declared[k] for k in shared} == shared, name
         assert "**shared" in str(inspect.signature(get_preset(name).build)), name
     minilm = preset_settings("minilm_ptrnet")
-    assert minilm["hidden_dim"] == (int, 384) and minilm["heads"] == (int, 8)
-    assert list(minilm)[:3] == ["hidden_dim", "minilm_batch_size", "minilm_store"]
+    assert minilm["hidden_dim"] == (int | None, None) and minilm["heads"] == (int, 8)
+    assert list(minilm)[:4] == ["encoder", "hidden_dim", "minilm_batch_size", "minilm_store"]
     assert preset_settings("lstm_ptrnet")["word_dropout"] == (float | None, None)
     assert preset_settings("random") == {"seed": (int, 0)}
     assert "vocab_size" not in preset_settings("pairwise_tsort")

@@ -11,6 +11,7 @@ from fixtures_minilm import needs_minilm
 
 from benchmark.run.vector_store import SentenceVectorStore, VectorStoreFolder
 from models.blocks.masked_ops import masked_mean
+from models.blocks.pretrained import EncoderError
 from models.blocks.sentence_transformer_finetuned import FineTunedSentenceEncoder
 from models.registry import get_preset
 from tests.model_batches import random_batch
@@ -36,7 +37,7 @@ def encoders():
 def test_loads_offline_and_refuses_to_fetch(encoders):
     assert os.environ.get("HF_HUB_OFFLINE") == "1"
     assert encoders[(1, True)].output_dim == 384
-    with pytest.raises(OSError):
+    with pytest.raises(EncoderError, match=r"^model\.net\.encoder=no-such-owner/.*offline"):
         FineTunedSentenceEncoder("no-such-owner/no-such-model-anywhere")
 
 

