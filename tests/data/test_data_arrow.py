@@ -211,6 +211,27 @@ def test_a_document_from_the_columns_makes_the_example_of_its_lists(tmp_path: Pa
     assert dataset.sizes().dtype == np.int64 and dataset.sizes().shape == (len(columns), 2)
 
 
+def test_bucketing_by_tokens_sorts_by_each_document_s_word_tokens(tmp_path: Path):
+    """`bucket_by=tokens`: a document's key is its word tokens (its sentences counted whole,
+    an empty one as one) then its sentences; batches of a pool group like totals, so the
+    joined paragraphs of a batch pad less than under the default (sentences, longest)."""
+    from data.sampler import BucketBatchSampler
+
+    dm = make_dm(tmp_path)
+    dm.setup()
+    dataset, columns = dm.datasets["train"], dm.documents["train"]
+    tokens = dataset.sizes("tokens")
+    expected = [sum(max(len(ids), 1) for ids in columns.token_ids(i)) for i in range(len(columns))]
+    assert tokens[:, 0].tolist() == expected
+    assert tokens[:, 1].tolist() == dataset.lengths.tolist()
+
+    def padded(bucket_by: str) -> int:
+        sampler = BucketBatchSampler(dataset.sizes(bucket_by), 4, shuffle=True, seed=3)
+        return sum(len(batch) * max(expected[i] for i, _ in batch) for batch in sampler)
+
+    assert padded("tokens") <= padded("shape")
+
+
 @pytest.mark.slow
 def test_loader_workers_started_by_spawn_map_the_same_columns(tmp_path: Path):
     from torch.utils.data import DataLoader

@@ -77,3 +77,14 @@ def test_a_bf16_mixed_run_trains_and_records_on_this_cpu(tmp_path):
     assert -1 <= record["split"]["test"]["tau"] <= 1
     if not precision.cpu_has_bf16():
         assert "this CPU has no bf16 instructions" in result.stdout + result.stderr
+
+
+def test_auto_precision_is_bf16_where_the_cpu_has_it(monkeypatch):
+    """`trainer.precision: auto` on a CPU: bf16 autocast where oneDNN reports bf16
+    instructions, float32 elsewhere; any other value passes through."""
+    monkeypatch.setattr(precision, "cpu_has_bf16", lambda: True)
+    assert precision.resolve_precision("cpu", "auto") == "bf16-mixed"
+    monkeypatch.setattr(precision, "cpu_has_bf16", lambda: False)
+    assert precision.resolve_precision("cpu", "auto") == "32-true"
+    assert precision.resolve_precision("cpu", "bf16-mixed") == "bf16-mixed"
+    assert precision.resolve_precision("cpu", None) is None

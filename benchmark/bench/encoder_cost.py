@@ -1,0 +1,130 @@
+"""`orderbench bench encoder`: what a training step of a pretrained paragraph encoder costs
+on real NIPS abstracts, today's path beside the cheaper ones, in one run.
+
+For each encoder (`model.net.encoder`: minilm, mpnet, a folder) and each path, the real
+training batches of the NIPS training split (the suite's reader and sampler, batch 8 as
+BERSON's recipe) are trained on for `steps` timed steps after `warmup` (loss, backward,
+AdamW step, as `OrderingTask.training_step`), from the same initial weights:
+
+- `shape, 32`: today's path: batches grouped by (sentences, longest sentence), float32;
+- `tokens, 32`: batches grouped by the documents' word tokens (`bucket_by=tokens`);
+- `tokens, bf16`: the same under bf16 autocast, only where the CPU has bf16 instructions
+  (`benchmark.config.precision.cpu_has_bf16`; `precisions=32,bf16` forces it elsewhere,
+  where it runs PyTorch's slower kernels).
+
+Each path reports seconds per step (median and mean of the timed steps), its batches'
+padding measured over the whole epoch with the encoder's own tokenizer (joined input
+tokens padded / real), the epoch estimate (mean step x batches) and its ratio to today's
+path. The CPU model and its bf16 instructions are named beside the figures; nothing is
+checked against a bound.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from benchmark.bench.machine import cpu_model
+from benchmark.bench.table import markdown_table
+from benchmark.config.precision import bf16_autocast, cpu_has_bf16
+from data.collate import collate
+from data.ordering_data import OrderingData
+from data.readers.nips import NipsReader
+from data.sampler import BucketBatchSampler
+
+PATHS = (("shape", "32"), ("tokens", "32"), ("tokens", "bf16"))
+BATCH = 8  # BERSON's NIPS batch
+
+
+def epoch_batches(dataset, bucket_by: str, seed: int) -> list[list[tuple[int, int]]]:
+    return list(BucketBatchSampler(dataset.sizes(bucket_by), BATCH, shuffle=True, seed=seed))
+
+
+def padding(encoder, dataset, batches) -> tuple[int, int]:
+    """(joined tokens padded to each batch's longest, real joined tokens) over `batches`."""
+    padded = real = 0
+    for batch in batches:
+        lengths = [len(encoder.joined(list(dataset.documents[index].sentences))[0])
+                   for index, _ in batch]
+        padded += len(lengths) * max(lengths)
+        real += sum(lengths)
+    return padded, real
+
+
+def time_path(net, dataset, batches, steps: int, warmup: int, bf16: bool) -> list[float]:
+    """Seconds of each timed training step over the first warmup + steps batches."""
+    optimizer = torch.optim.AdamW(net.parameters(), lr=5e-5, weight_decay=0.01)
+    net.train()
+    times = []
+    for count, batch in enumerate(batches[: warmup + steps]):
+        inputs = collate([dataset[key] for key in batch])
+        start = time.perf_counter()
+        with bf16_autocast("cpu", bf16):
+            loss = net.loss(inputs)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        if count >= warmup:
+            times.append(time.perf_counter() - start)
+    return times
+
+
+def encoder_rows(name: str, nips: Path, preset: str, paths, steps: int, warmup: int,
+                 seed: int) -> list[dict]:
+    """One row per path of `name` under `preset`."""
+    from models.registry import get_preset
+
+    data = OrderingData(NipsReader(str(nips)), "nips", batch_size=BATCH)
+    data.setup()
+    dataset = data.datasets["train"]
+    torch.manual_seed(seed)
+    initial = get_preset(preset).build(None, encoder=name).state_dict()
+    rows, base = [], None
+    for bucket_by, precision in paths:
+        torch.manual_seed(seed)
+        net = get_preset(preset).build(None, encoder=name)
+        net.load_state_dict(initial)
+        batches = epoch_batches(dataset, bucket_by, seed)
+        padded, real = padding(net.sentence_encoder, dataset, batches)
+        times = time_path(net, dataset, batches, steps, warmup, precision == "bf16")
+        epoch = statistics.mean(times) * len(batches)
+        base = base or epoch
+        rows.append({
+            "encoder": name, "bucket_by": bucket_by, "precision": precision,
+            "step_s_median": round(statistics.median(times), 3),
+            "step_s_mean": round(statistics.mean(times), 3), "steps": len(times),
+            "padded_per_real": round(padded / real, 3), "batches": len(batches),
+            "epoch_min": round(epoch / 60, 1), "ratio": round(base / epoch, 2),
+        })
+        print(f"  {name} {bucket_by} {precision}: {rows[-1]['step_s_mean']} s a step, "
+              f"padding x{rows[-1]['padded_per_real']}", file=sys.stderr, flush=True)
+    return rows
+
+
+def main(encoders: list[str], nips: str, preset: str = "paragraph_ptrnet",
+         precisions: list[str] | None = None, steps: int = 8, warmup: int = 2,
+         threads: int | None = None, seed: int = 0, out: str | None = None) -> int:
+    """Print the table (and write it as JSON to `out`)."""
+    if threads:
+        torch.set_num_threads(threads)
+    bf16 = cpu_has_bf16()
+    wanted = precisions or (["32", "bf16"] if bf16 else ["32"])
+    paths = [path for path in PATHS if path[1] in wanted]
+    cpu = f"{cpu_model()}, bf16 instructions: {'yes' if bf16 else 'no'}, " \
+        f"{torch.get_num_threads()} threads"
+    print(f"bench encoder: {cpu}", file=sys.stderr)
+    rows = []
+    for name in encoders:
+        rows += encoder_rows(name, Path(nips), preset, paths, steps, warmup, seed)
+    columns = ["encoder", "bucket_by", "precision", "step_s_median", "step_s_mean",
+               "padded_per_real", "batches", "epoch_min", "ratio"]
+    print(f"{preset}, NIPS training batches of {BATCH}, {cpu}")
+    print(markdown_table(columns, [[str(row[c]) for c in columns] for row in rows]))
+    if out:
+        Path(out).write_text(json.dumps({"cpu": cpu, "preset": preset, "rows": rows}, indent=1))
+    return 0
