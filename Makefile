@@ -88,7 +88,7 @@ leaderboard: setup  ## RUNS/reports/leaderboard.csv + .md from the finished runs
 plots: setup  ## RUNS/reports/plots/*.png from the finished runs under RUNS=runs (ARGS="out=DIR wandb=true"; out=results/plots replaces the committed ones)
 	$(OB) plots runs=$(RUNS) $(ARGS)
 
-site: setup  ## RUNS/reports/site/: a static results site of the finished runs under RUNS=runs, a page per corpus and per run (ARGS="runs=DIR out=DIR reference=... text=...")
+site: setup  ## RUNS/reports/site/: a static results site of the finished runs under RUNS=runs, a page per corpus and per run (ARGS="runs=DIR out=DIR reference=... text=..."; out=results/site replaces the committed one)
 	$(OB) site $(if $(filter runs=%,$(ARGS)),,runs=$(RUNS)) $(ARGS)
 
 browser:  ## install headless Chromium and its driver (Debian's chromium, chromium-driver) for the site's browser tests; without root or apt-get it says why, and those tests skip

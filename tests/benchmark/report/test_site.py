@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from repo_root import ROOT
 
 from benchmark.report.site import References, committable, main
 from benchmark.report.site_documents import CHUNK
+from data.readers import text_shareable
 
 RESAMPLES = "resamples=200"
 
@@ -165,3 +167,43 @@ def test_bad_input_is_one_line(tmp_path: Path, capsys):
     assert main([f"runs={tmp_path}", "reference=nips:"]) == 2
     assert "reference=nips:" in capsys.readouterr().err
 
+
+# -- the committed site (results/site, `make site`, results/README.md) -----------------------
+COMMITTED = ROOT / "results" / "site"
+
+
+def committed_readers() -> dict[str, str]:
+    """Dataset -> the reader of its committed records (their resolved configs)."""
+    readers = {}
+    for path in (ROOT / "results").rglob("metrics.json"):
+        record = json.loads(path.read_text())
+        readers[record["dataset"]] = record["config"]["dataset"]["reader"]["_target_"]
+    return readers
+
+
+def test_the_committed_site_shows_the_committed_records():
+    index = (COMMITTED / "index.html").read_text()
+    for dataset in committed_readers():
+        assert f'href="corpus/{dataset}.html"' in index
+    records = list((ROOT / "results").rglob("metrics.json"))
+    assert len(list((COMMITTED / "run").glob("*.html"))) == len(records)
+
+
+def test_the_committed_site_holds_no_text_of_an_unpublishable_corpus():
+    """Only the sentences of corpora whose reader declares them publishable (Brown); the
+    NIPS abstracts, whose files must not be committed, show positions and ids only."""
+    from hydra.utils import get_class
+
+    readers = committed_readers()
+    shareable = {d for d, target in readers.items() if text_shareable(get_class(target))}
+    assert "nips" not in shareable and "brown" in shareable
+    for folder in (COMMITTED / "text").iterdir():
+        assert folder.name.rsplit("-", 1)[0] in shareable, folder
+    nips = Path(os.environ.get("ORDERBENCH_DATASETS", "/nonexistent")) / "nips_nseg" / "test.lower"
+    if not nips.is_file():
+        pytest.skip("the NIPS abstracts are not here (ORDERBENCH_DATASETS): the text check "
+                    "above holds alone")
+    everything = texts(COMMITTED)
+    sentences = [s.strip() for line in nips.read_text().splitlines()[:40]
+                 for s in line.split("<eos>") if len(s.strip()) > 40]
+    assert sentences and not [s for s in sentences if s in everything]
