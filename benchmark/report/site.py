@@ -150,8 +150,8 @@ def _index(found: Sequence[Corpus], refused: Sequence[LeftOut], runs_root: str) 
     ])
 
 
-def site_files(runs: Sequence[Run], refused: Sequence[LeftOut], found: Sequence[Corpus],
-               build: Build) -> dict[str, str]:
+def site_files(found: Sequence[Corpus], refused: Sequence[LeftOut], build: Build
+               ) -> dict[str, str]:  # fmt: skip
     """Every page and data file of the site, by its path in the site (assets apart)."""
     banner = PRIVATE if build.text == ALL else ""
     files = {"index.html": page("OrderBench results", _index(found, refused, build.runs),
@@ -215,7 +215,7 @@ def _write_site(args: dict) -> int:
             print(f"{prog}: warning: {note}", file=sys.stderr)
     build = Build(git_commit(), str(runs_dir), args["text"], bundle_name())
     try:
-        target = write_site(out, site_files(runs, refused, found, build), build)
+        target = write_site(out, site_files(found, refused, build), build)
     except (ForeignFilesError, OSError, ValueError) as error:
         return report_error(prog, error)
     size = sum(path.stat().st_size for path in target.rglob("*") if path.is_file())

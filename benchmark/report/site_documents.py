@@ -34,7 +34,7 @@ from hydra.utils import get_class, instantiate
 from benchmark.cli_commands import SITE_TEXT
 from benchmark.records.run_collection import Run
 from benchmark.report.document_rows import document_row, worst_first
-from benchmark.report.site_html import SHORT_DIGEST
+from benchmark.report.site_html import SHORT_DIGEST, slug
 from data.processing import documents_sha256
 from data.readers import materialise, split_documents, text_shareable
 
@@ -123,7 +123,7 @@ class CorpusText:
                         f"{found[:SHORT_DIGEST]}) is not the run's data "
                         f"({recorded[:SHORT_DIGEST]})")
         documents = sorted(splits.get(TEST, []), key=lambda document: document.id)
-        key = f"text/{dataset}-{recorded[:SHORT_DIGEST]}"
+        key = f"text/{slug(dataset)}-{recorded[:SHORT_DIGEST]}"
         chunk_of, files = {}, {}
         for start in range(0, len(documents), TEXT_CHUNK):
             part = documents[start:start + TEXT_CHUNK]
