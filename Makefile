@@ -4,7 +4,7 @@ VENV       ?= .venv
 PY         := $(VENV)/bin/python
 OB         := $(VENV)/bin/orderbench
 TORCH_SPEC ?= torch==2.13.0
-EXTRAS     ?= dev,slurm,minilm
+EXTRAS     ?= dev,slurm,minilm,site
 STAMP      := $(VENV)/.orderbench-setup
 ARGS       ?=
 SWEEP      ?= smoke
@@ -33,7 +33,7 @@ CHECK_PY   := $(if $(wildcard $(PY)),$(PY),python3)
 COMMA      := ,
 SPACE      := $(subst ,, )
 
-.PHONY: help setup train test test-slow weights data lint docs leaderboard plots bench \
+.PHONY: help setup train test test-slow weights data lint docs leaderboard plots site browser bench \
 	bench-cli bench-scale sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction \
 	reproduction-report nips nips-report gpu-kit gpu-check
 
@@ -91,6 +91,21 @@ leaderboard: setup  ## RUNS/reports/leaderboard.csv + .md from the finished runs
 
 plots: setup  ## RUNS/reports/plots/*.png from the finished runs under RUNS=runs (ARGS="out=DIR wandb=true"; out=results/plots replaces the committed ones)
 	$(OB) plots runs=$(RUNS) $(ARGS)
+
+site: setup  ## RUNS/reports/site/: a static results site of the finished runs under RUNS=runs, a page per corpus and per run (ARGS="runs=DIR out=DIR reference=... text=..."; out=results/site replaces the committed one)
+	$(OB) site $(if $(filter runs=%,$(ARGS)),,runs=$(RUNS)) $(ARGS)
+
+browser:  ## install headless Chromium and its driver (Debian's chromium, chromium-driver) for the site's browser tests; without root or apt-get it says why, and those tests skip
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then \
+		echo "browser: chromium and chromedriver are installed"; \
+	elif [ "$$(id -u)" != 0 ]; then \
+		echo "browser skipped: apt-get install -y chromium chromium-driver needs root; the browser tests skip"; \
+	elif ! command -v apt-get >/dev/null 2>&1; then \
+		echo "browser skipped: no apt-get here (install chromium and its chromedriver); the browser tests skip"; \
+	else \
+		{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver; } \
+			|| echo "browser: apt-get could not install chromium; the browser tests skip"; \
+	fi
 
 bench: setup  ## measured throughput of every preset: training, decoding, scaling, batched vs per-document search; paper-size training, fast vs reference paths (ARGS="presets=... quick=true")
 	$(OB) bench $(ARGS)

@@ -149,6 +149,27 @@ ARCHIVE = Command(
     "benchmark.report.archive:main",
 )  # fmt: skip
 
+SITE_TEXT = ("shareable", "all", "none")  # the text policies (benchmark.report.site_documents)
+SITE = Command(
+    "site", "a static results site of the finished runs (HTML, no server, no network): a "
+    "page per corpus and per run",
+    (
+        RUNS,
+        Key("out", "the site's folder (out=results/site replaces the committed site)",
+            metavar="DIR", shown=f"RUNS/{REPORTS_DIR}/site"),
+        Key("reference", "the reference row of each corpus's tables, fixed before any test "
+            "figure is read; DATASET: names the corpus it is for", [], kind="list",
+            metavar="[DATASET:]PRESET[/VARIANT],...",
+            shown="the base row with the best valid tau"),
+        Key("text", "the documents' sentences: shareable, those of corpora whose reader may "
+            "publish them (Brown); all, every corpus at hand (a site kept to yourself); none",
+            "shareable", kind="choice", choices=SITE_TEXT),
+        _count("resamples", "resamples of the paired test", PAIRED_RESAMPLES),
+        _count("seed", "paired-test seed", 0, minimum=0),
+    ),
+    "benchmark.report.site:main",
+)  # fmt: skip
+
 PRESENTATION = Command(
     "presentation", "how much each row's test figures move under other presentations of "
     "its test documents (decodes the runs that read the presented order)",
@@ -409,8 +430,8 @@ WEIGHTS = Command(
 )  # fmt: skip
 
 COMMANDS = (
-    TRAIN, EVALUATE, SCORE, COMPARE, PREDICT, LEADERBOARD, PLOTS, ARCHIVE, PRESENTATION, BENCH,
-    BENCH_PROFILE, BENCH_TSORT, BENCH_ENCODER, BENCH_SCALE, BENCH_CLI, BENCH_GPU_KIT,
-    BENCH_GPU_CHECK, DATACARD,
-    PREPARE, SWEEP_RUN, SWEEP_LIST, SWEEP_SUMMARY, PARAMS, PRESETS, WEIGHTS,
+    TRAIN, EVALUATE, SCORE, COMPARE, PREDICT, LEADERBOARD, PLOTS, SITE, ARCHIVE, PRESENTATION,
+    BENCH, BENCH_PROFILE, BENCH_TSORT, BENCH_ENCODER, BENCH_SCALE, BENCH_CLI, BENCH_GPU_KIT,
+    BENCH_GPU_CHECK, DATACARD, PREPARE, SWEEP_RUN, SWEEP_LIST, SWEEP_SUMMARY, PARAMS, PRESETS,
+    WEIGHTS,
 )  # the order of `orderbench --help`; the studies' commands follow

@@ -28,11 +28,18 @@ def command_of(target: str, *args: str, path: str | None = None) -> str:
     return next(line for line in lines if "orderbench" in line)
 
 
-@pytest.mark.parametrize("target", ["leaderboard", "plots"])
+@pytest.mark.parametrize("target", ["leaderboard", "plots", "site"])
 def test_reports_read_and_write_beside_the_runs_by_default(target: str):
     line = command_of(target)
     assert f"orderbench {target} runs=runs" in line and "results" not in line
     assert "runs=elsewhere" in command_of(target, "RUNS=elsewhere")
+
+
+def test_the_site_takes_its_runs_folder_from_args_too():
+    """A runs folder given in ARGS (as results/README.md makes the committed site) is named
+    once."""
+    line = command_of("site", "ARGS=runs=results out=results/site")
+    assert line.split("orderbench site")[1].split() == ["runs=results", "out=results/site"]
 
 
 def fake_nvidia_smi(tmp_path: Path, listing: str, status: int) -> str:
@@ -61,7 +68,7 @@ def test_help_shows_the_values_of_its_variables():
 @pytest.mark.parametrize("target, args", [
     ("nips-report", ()), ("reproduction-report", ()),
     ("reproduction-report", ("COMPARE=repro_e60 repro", "CV_VARIANT=cv")),
-    ("leaderboard", ("ARGS=out=results wandb=true",)), ("plots", ()),
+    ("leaderboard", ("ARGS=out=results wandb=true",)), ("plots", ()), ("site", ()),
 ])  # fmt: skip
 def test_the_report_targets_call_orderbench_in_its_keys(target: str, args: tuple[str, ...]):
     """Each `orderbench` line of a report target parses with the command's declaration."""

@@ -47,6 +47,14 @@ class RunCollectionWarning(UserWarning):
 
 
 @dataclass(frozen=True)
+class LeftOut:
+    """A run directory `collect_runs` left out, and why: the one line of its warning."""
+
+    path: Path
+    reason: str
+
+
+@dataclass(frozen=True)
 class Run:
     """One finished run: its directory and its run record. `config_label` is set when its
     (dataset, model, variant) holds several configs, to tell their rows apart."""
@@ -163,8 +171,16 @@ def enclosing_run_dir(path: str | Path) -> Path | None:
     return next((folder for folder in (path, *path.parents) if is_run_dir(folder)), None)
 
 
-def collect_runs(root: str | Path) -> list[Run]:
-    """Every finished run under `root`, sorted by path; warns about what it leaves out.
+def _leave_out(left_out: list[LeftOut] | None, path: Path, reason: str) -> None:
+    """Warn that the run at `path` is left out, and list it in `left_out` (when given)."""
+    if left_out is not None:
+        left_out.append(LeftOut(path, reason))
+    _warn(reason)
+
+
+def collect_runs(root: str | Path, left_out: list[LeftOut] | None = None) -> list[Run]:
+    """Every finished run under `root`, sorted by path; warns about what it leaves out,
+    and lists it in `left_out` when given (a report that names the runs it refused).
 
     Raises FileNotFoundError when `root` is not a directory.
     """
@@ -180,26 +196,28 @@ def collect_runs(root: str | Path) -> list[Run]:
         if not is_run:
             continue
         if RECORD_NAME not in files:
-            _warn(f"{path}: unfinished run (no {RECORD_NAME}), left out")
+            _leave_out(left_out, path, f"{path}: unfinished run (no {RECORD_NAME}), left out")
             continue
         try:
             record = read_run_record(path)
         except (ValueError, OSError) as error:
-            _warn(f"{error}; left out")
+            _leave_out(left_out, path, f"{error}; left out")
             continue
         if problem := record_problem(record):
-            _warn(f"{path / RECORD_NAME}: malformed run record: {problem}; left out")
+            _leave_out(left_out, path,
+                       f"{path / RECORD_NAME}: malformed run record: {problem}; left out")
             continue
         try:
             unsealed += not verify(path, record, [PREDICTIONS_NAME])
         except UntrustedRecordError as error:
-            _warn(f"{error}; left out")
+            _leave_out(left_out, path, f"{error}; left out")
             continue
         run = Run(path, record)
         seeded = (*run.key, run.config_id, run.seed)
         if seeded in found:
             name = "/".join(map(str, seeded))
-            _warn(f"{path}: a second run of {name} (first: {found[seeded].path}), left out")
+            _leave_out(left_out, path,
+                       f"{path}: a second run of {name} (first: {found[seeded].path}), left out")
             continue
         found[seeded] = run
     if unsealed:
@@ -207,7 +225,8 @@ def collect_runs(root: str | Path) -> list[Run]:
             f"{unsealed} run records under {root} are"
         _warn(f"{some} unsealed (written before runs were sealed): their files are not "
               "verified", UnsealedRecordWarning)
-    return _poolable(_label_configs(sorted(found.values(), key=lambda run: str(run.path))))
+    return _poolable(_label_configs(sorted(found.values(), key=lambda run: str(run.path))),
+                     left_out)
 
 
 def _label_configs(runs: list[Run]) -> list[Run]:
@@ -223,15 +242,15 @@ def _label_configs(runs: list[Run]) -> list[Run]:
     ]
 
 
-def _poolable(runs: list[Run]) -> list[Run]:
+def _poolable(runs: list[Run], left_out: list[LeftOut] | None) -> list[Run]:
     """`runs` without those that cannot be pooled with the first run of their row."""
     first: dict[tuple, Run] = {}
     kept = []
     for run in runs:
         head = first.setdefault(run.key, run)
         if run is not head and (differences := pooling_differences(head.record, run.record)):
-            _warn(f"{run.path}: cannot be pooled with {head.path} in one row "
-                  f"({'; '.join(differences)}), left out")
+            _leave_out(left_out, run.path, f"{run.path}: cannot be pooled with {head.path} in "
+                       f"one row ({'; '.join(differences)}), left out")
             continue
         kept.append(run)
     return kept

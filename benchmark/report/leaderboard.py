@@ -39,7 +39,9 @@ dataset of one protocol), and are never ranked or compared across tables:
   `reference` is the table's reference row, fixed without test figures (`reference=`,
   else the complete base row with the best mean VALID tau; `reference_rule` says which);
   a base row is compared with the reference, an ablation row with its own preset's base
-  row (`compared_with`). `tau_diff` (this row - compared row), `tau_ci_low/high` (95%),
+  row, a row of a preset that has no base row in its table (the rows of a sweep's own
+  budget, such as the NIPS page's) with the reference (`compared_with`). `tau_diff`
+  (this row - compared row), `tau_ci_low/high` (95%),
   `tau_p` (two-sided), `tau_p_holm` (Holm-adjusted over every comparison of the table,
   `benchmark.stats.multiple_testing`) and `verdict`: better | worse (p_holm < 0.05) |
   no_difference | reference; empty where no comparison was made.
@@ -243,12 +245,14 @@ def is_base(key: tuple) -> bool:
 
 def comparison_target(key: tuple, reference: tuple | None, keys: Sequence[tuple]) -> tuple | None:
     """The row `key` is compared with: an ablation its own preset's base row (when the
-    table has one), a base row the table's reference; None for the reference itself."""
+    table has one), a base row, or a row of a preset without a base row in the table, the
+    table's reference; None for the reference itself."""
     if key == reference:
         return None
     if not is_base(key):
         bases = [k for k in keys if k[:2] == key[:2] and is_base(k)]
-        return bases[0] if len(bases) == 1 else None  # several configs: none is its own
+        if bases:
+            return bases[0] if len(bases) == 1 else None  # several configs: none is its own
     return reference
 
 
@@ -421,7 +425,8 @@ def _write_leaderboard(args: dict) -> int:
     except (ForeignFilesError, OSError) as error:  # a read-only or foreign folder
         return report_error(prog, error)
     if args["wandb"]:
-        log_leaderboard(table)
+        for note in log_leaderboard(table, runs):
+            print(f"{prog}: note: no predictions table for {note}", file=sys.stderr)
     print(f"{len(table)} rows from {len(runs)} runs -> {', '.join(map(str, paths))}")
     return 0
 

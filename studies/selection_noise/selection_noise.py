@@ -26,7 +26,6 @@ are only reported, never used to choose anything.
 
 from __future__ import annotations
 
-import csv
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,11 +35,10 @@ import pandas as pd
 
 from benchmark.cli_arguments import UsageError
 from benchmark.records.run_collection import Run, group_runs
-from benchmark.records.training_log import log_is_zero_based
+from benchmark.records.training_log import LOG_NAME, epoch_curves
 from benchmark.report.command_runs import collect_runs_for
 from studies.selection_noise import COMMAND
 
-LOG = Path("csv") / "metrics.csv"
 MONITOR = "val/tau"  # `early_stopping.monitor` when the config does not say
 SAME = 1e-6  # logged float32 figures of two runs that agree to this are the same epoch
 
@@ -55,31 +53,15 @@ def valid_curve(run: Run) -> list[float]:
     """The monitored valid figure after each trained epoch (index 0 = epoch 1), from the
     run's CSV log, whose `epoch` column counts from 1 (docs/design.md, section 8).
 
-    A log written when epochs were counted from 0 (`log_is_zero_based`) is read as such,
-    and its last valid row, the re-evaluation of the selected checkpoint logged as one
-    epoch more, is left out; an epoch logged twice keeps its first value. Empty when the
-    run has no log.
+    A log written when epochs were counted from 0 is read as such, and its last valid row,
+    the re-evaluation of the selected checkpoint logged as one epoch more, is left out; an
+    epoch logged twice keeps its first value (`benchmark.records.training_log.epoch_curves`).
+    Empty when the run has no log.
     """
-    path = run.path / LOG
-    if not path.is_file():
-        return []
     trained, column = run.record.get("epochs"), monitor(run)
-    with path.open(newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    shift = 1 if log_is_zero_based(rows) else 0
-    values: dict[int, float] = {}
-    for line, row in enumerate(rows, start=2):
-        text, epoch = (row.get(column) or "").strip(), (row.get("epoch") or "").strip()
-        if not text or not epoch:
-            continue
-        try:
-            number, value = int(float(epoch)) + shift, float(text)
-        except ValueError as error:
-            raise ValueError(f"{path}:{line}: not a number: {error}") from None
-        if isinstance(trained, int) and number > trained:
-            continue
-        values.setdefault(number, value)
-    return [values[i] for i in sorted(values)]
+    values = epoch_curves(run.path / LOG_NAME, [column],
+                          trained if isinstance(trained, int) else None).get(column, {})
+    return list(values.values())
 
 
 def recorded_budget(run: Run) -> tuple:

@@ -32,7 +32,7 @@ from benchmark.metrics.directions import range_problem
 from benchmark.predict import main as predict
 from benchmark.records import atomic_io
 from benchmark.records.atomic_io import replace_folder
-from benchmark.records.run_collection import RunCollectionWarning, collect_runs
+from benchmark.records.run_collection import LeftOut, RunCollectionWarning, collect_runs
 from benchmark.records.run_record import RECORD_NAME
 from benchmark.records.seal import (
     SEAL_KEY,
@@ -126,6 +126,22 @@ def test_a_skip_checks_the_data_its_run_was_made_on(tmp_path: Path, launch):
                          "the new data")
     assert "run folder:" not in launch.stdout  # no old figure printed as the run's
     assert tree_digest(run_dir) == kept
+
+
+def test_collecting_runs_lists_the_records_it_leaves_out(tmp_path: Path):
+    """Besides its warnings, `collect_runs` names each run it left out and why (the results
+    site lists them as refused)."""
+    runs = tmp_path / "runs"
+    write_run(runs, "han", 0, 0.7)
+    bad = write_run(runs, "lstm_ptrnet", 0, 0.9)
+    by_hand(bad, lambda record: record["split"]["test"].update(tau=0.95))
+    left_out: list[LeftOut] = []
+    with pytest.warns(RunCollectionWarning) as caught:
+        kept = collect_runs(runs, left_out)
+    assert [run.preset for run in kept] == ["han"]
+    (item,) = left_out
+    assert item.path == bad and "split changed after the run was sealed" in item.reason
+    assert item.reason in [str(warning.message) for warning in caught]
 
 
 def test_a_figure_out_of_its_range_is_refused_by_every_report(tmp_path: Path, capsys):

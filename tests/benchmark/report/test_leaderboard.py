@@ -226,6 +226,32 @@ def test_wandb_gets_the_table_offline(tmp_path: Path, monkeypatch):
     assert main(argv) == 0
     (run,) = tmp_path.glob("wandb/offline-run-*")
     assert list(run.glob("files/media/table/leaderboard_*.table.json"))
+    # beside it, the test predictions of each run that kept them: gold, predicted, tau
+    (predictions,) = run.glob("files/media/table/predictions/brown/attordernet/base/seed_0*.json")
+    table = json.loads(predictions.read_text())
+    assert table["columns"] == ["id", "gold", "predicted", "tau"] and len(table["data"]) == 60
+    taus = [row[3] for row in table["data"]]
+    assert taus == sorted(taus) and taus[0] < 1.0  # worst first
+    assert not list(run.glob("files/media/table/predictions/brown/han/**/*.json"))
+
+
+def test_a_row_of_a_preset_without_a_base_row_is_compared_with_the_reference(tmp_path: Path):
+    """The NIPS page's rows are each of a sweep's own variant (no `base` row): with a named
+    reference, each is paired with it, as a base row would be."""
+    for seed in range(2):
+        write_run(tmp_path, "attordernet", seed, quality=0.6, variant="repro_e100")
+        write_run(tmp_path, "paragraph_ptrnet", seed, quality=0.95, variant="berson_e20")
+        write_run(tmp_path, "paragraph_ptrnet", seed, quality=0.9, variant="no_pretrain")
+        write_run(tmp_path, "han", seed, quality=0.9, variant="base")
+        write_run(tmp_path, "han", seed, quality=0.9, variant="heads_2")
+    table = build_leaderboard(collect_runs(tmp_path), n_resamples=200,
+                              reference="attordernet/repro_e100").set_index(["preset", "variant"])
+    compared = table["compared_with"].to_dict()
+    assert compared[("paragraph_ptrnet", "berson_e20")] == "attordernet/repro_e100"
+    assert compared[("paragraph_ptrnet", "no_pretrain")] == "attordernet/repro_e100"
+    assert compared[("han", "base")] == "attordernet/repro_e100"
+    assert compared[("han", "heads_2")] == "han/base"  # an ablation: its own base row
+    assert verdict(table.loc[("attordernet", "repro_e100")]) == "reference"
 
 
 def test_records_without_optional_figures_still_make_a_row(tmp_path: Path):
