@@ -266,14 +266,17 @@ def free_colours() -> list[str]:
 
 
 def main() -> None:
-    """Print every preset with its kind, its colour (`picked` or `given`) and its summary
-    (sentence encoder | paragraph encoder | decoder), then the free colours."""
+    """Print a header, then every preset with its kind, its colour in plots (`picked` in its
+    registration, or `given` from the free ones) and its summary (sentence encoder |
+    paragraph encoder | decoder), then the colours no preset has."""
     colours = preset_colours()
+    print(f"{'preset':20} {'kind':8} {'colour':7}  {'chosen':6}  "
+          "sentence encoder | paragraph encoder | decoder")
     for name, preset in presets().items():
         line = (f"{name:20} {preset.kind:8} {colours[name]}  "
                 f"{'picked' if preset.colour else 'given':6}")
         print(f"{line}  {preset.summary.line()}" if preset.summary else line)
-    print(f"free: {' '.join(free_colours())}")
+    print(f"free colours: {' '.join(free_colours())}")
 
 
 if __name__ == "__main__":  # the registry the presets register with is `models.registry`'s

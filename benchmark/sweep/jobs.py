@@ -3,6 +3,7 @@ BasicSweeper expands them (`hydra.sweeper.params` and the command-line sweeps)."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -35,10 +36,16 @@ def job_overrides(master: DictConfig, config_loader) -> list[list[str]]:
     return [job for batch in BasicSweeper.split_arguments(overrides, None) for job in batch]
 
 
-def sweep_jobs(master: DictConfig, config_loader) -> list[SweepJob]:
-    """Every job of the multirun with its composed config (or the composition error)."""
+def sweep_jobs(
+    master: DictConfig, config_loader, progress: Callable[[int, int], None] | None = None
+) -> list[SweepJob]:
+    """Every job of the multirun with its composed config (or the composition error);
+    `progress(done, total)` is called after each job is composed."""
     jobs = []
-    for overrides in job_overrides(master, config_loader):
+    every = job_overrides(master, config_loader)
+    for overrides in every:
+        if progress is not None and jobs:
+            progress(len(jobs), len(every))
         try:
             config = config_loader.load_sweep_config(master, overrides)
         except Exception as error:  # reported with the job: the sweep would fail on it

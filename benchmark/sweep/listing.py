@@ -12,6 +12,7 @@ clash (conflict, invalid, shared).
 from __future__ import annotations
 
 import sys
+import time
 from collections import Counter
 
 from hydra import initialize_config_dir
@@ -72,6 +73,22 @@ def job_action(job: SweepJob) -> tuple[str, str]:
     return ACTIONS[plan.action], ""
 
 
+class ComposingProgress:
+    """Says on stderr how far composing a sweep's jobs has got, every `every` seconds
+    (a sweep of hundreds of jobs takes minutes to compose before its first line)."""
+
+    def __init__(self, sweep: str, every: float = 10.0) -> None:
+        self.sweep, self.every = sweep, every
+        self.start = self.last = time.monotonic()
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self.last >= self.every:
+            self.last = now
+            print(f"sweep {self.sweep}: composed {done} of {total} jobs "
+                  f"({now - self.start:.0f} s)", file=sys.stderr, flush=True)
+
+
 def list_sweep(sweep: str, overrides: list[str]) -> tuple[list[str], Counter]:
     """Lines describing each job of the sweep, and the count of each action."""
     register_resolvers()
@@ -80,7 +97,7 @@ def list_sweep(sweep: str, overrides: list[str]) -> tuple[list[str], Counter]:
         master = loader.load_configuration(
             "config", [f"sweep={sweep}", *overrides], run_mode=RunMode.MULTIRUN
         )
-        jobs = sweep_jobs(master, loader)
+        jobs = sweep_jobs(master, loader, ComposingProgress(sweep))
     shared = Counter(job.run_dir for job in jobs if job.run_dir is not None)
     lines, counts = [], Counter()
     for job in jobs:

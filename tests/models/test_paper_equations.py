@@ -169,10 +169,22 @@ def test_paper_experiments_compose_with_the_published_settings():
 ))  # fmt: skip
 def test_every_experiment_builds_its_model_through_the_run_path(experiment):
     """Hydra hands lists to the presets as ListConfig (filter_width: [3, 4, 5]); the range
-    check must take them, as the run's build does (benchmark.run.model_builder.build_net)."""
+    check must take them, as the run's build does (benchmark.run.model_builder.build_net),
+    and the run's build is the preset's with exactly the experiment's settings: the same
+    parameters, shape for shape."""
+    from omegaconf import OmegaConf
+
+    from benchmark.config.checks import net_preset
     from benchmark.config.compose import compose_config
     from benchmark.run.model_builder import build_net
 
     cfg = compose_config([f"+experiment={experiment}"])
     net = build_net(cfg, vocab_size=40, pretrained_embeddings=None)
-    assert isinstance(net, torch.nn.Module)
+    settings = {key: value for key, value in OmegaConf.to_container(cfg.model.net, resolve=True)
+                .items() if not key.startswith("_") and not isinstance(value, dict)}
+    direct = net_preset(cfg.model.net._target_).build(40, **settings)
+
+    def shapes(model: torch.nn.Module) -> dict:
+        return {key: tuple(value.shape) for key, value in model.state_dict().items()}
+
+    assert shapes(net) == shapes(direct)

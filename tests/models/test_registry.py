@@ -287,8 +287,9 @@ def test_the_registry_lists_colours_summaries_and_free_ones():
                             capture_output=True, text=True, timeout=300)  # fmt: skip
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[-1].startswith("free: #")
-    assert {line.split()[0] for line in lines[:-1]} == set(presets())
+    assert lines[0].split()[:4] == ["preset", "kind", "colour", "chosen"]  # a header
+    assert lines[-1].startswith("free colours: #")
+    assert {line.split()[0] for line in lines[1:-1]} == set(presets())
     lstm = next(line for line in lines if line.startswith("lstm_ptrnet "))
     summary = "LSTM, final state | LSTM over the shuffled sentences | LSTM pointer from the"
     assert lstm.endswith(f"  {summary} encoder's (h, c)")  # its summary, on one line
