@@ -182,7 +182,8 @@ def test_every_experiment_builds_its_model_through_the_run_path(experiment):
     net = build_net(cfg, vocab_size=40, pretrained_embeddings=None)
     settings = {key: value for key, value in OmegaConf.to_container(cfg.model.net, resolve=True)
                 .items() if not key.startswith("_") and not isinstance(value, dict)}
-    direct = net_preset(cfg.model.net._target_).build(40, **settings)
+    direct = net_preset(cfg.model.net._target_).build(
+        **settings, vocab_size=40, pretrained_embeddings=None)
 
     def shapes(model: torch.nn.Module) -> dict:
         return {key: tuple(value.shape) for key, value in model.state_dict().items()}
