@@ -417,3 +417,15 @@ def test_the_committed_page_is_what_its_records_and_kept_lines_make(tmp_path: Pa
     for name in (TABLE_CSV, TESTS_CSV, ABLATIONS_CSV):
         committed, made = pd.read_csv(results / name), pd.read_csv(out / name)
         pd.testing.assert_frame_equal(made, committed, check_exact=False, rtol=1e-5)
+
+
+def test_the_recipe_s_warm_up_is_two_epochs_of_the_nips_training_split():
+    """berson_recipe.yaml's 608 warm-up steps are 10 % of its 20 epochs of the NIPS training
+    split at batch 8, the split's size read where it is written once (data/readers/nseg.py)."""
+    import math
+
+    from data.readers.nseg import SOURCE
+
+    cfg = compose_config(["+experiment=berson_recipe", "+reproduce=nips"])
+    steps_per_epoch = math.ceil(SOURCE.sizes["train"] / cfg.model.batch_size)
+    assert cfg.model.net.warmup_steps == round(0.1 * cfg.trainer.max_epochs * steps_per_epoch)
