@@ -2,7 +2,7 @@
 
 Prints the corpus metrics of docs/design.md, section 4 as one JSON object on stdout: the keys of
 a split in `metrics.json` (`tau`, `acc`, `pmr`, `head`, `tail`, `lcs`, `coherence_L`,
-`acc_pooled`, `pm_f`, `n_docs`, `n_trivial`, `trivial_policy`; for a file with
+`acc_pooled`, `lcs_pooled`, `pm_f`, `n_docs`, `n_trivial`, `trivial_policy`; for a file with
 distractors also `noise_acc` and `n_docs_order`), computed by the same
 `benchmark.metrics.corpus.summarise` as the training harness, so re-scoring a run's
 `predictions.jsonl` reproduces its `metrics.json`. `bootstrap=N` adds `ci`: a

@@ -40,13 +40,13 @@ from benchmark.config.compose import compose_config
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.run.stages import build_datamodule, build_task
 from models.blocks.pretrained import resolve_model_path
-from studies.cui2018.nips import (
+from studies.cui2018.nips import pretrained_sweep
+from studies.cui2018.nips_cost import (
     BERT_BASE_SHAPE,
     BUNDLED_ENCODER,
     GPU_FLOPS,
     LAUNCH_SECONDS,
     gpu_step_seconds,
-    pretrained_sweep,
 )
 
 BERSON_EPOCHS = 20  # BERSON's published NIPS recipe (docs/models.md)

@@ -9,14 +9,15 @@ document is not in the noise setting.
 
 Corpus figures (`corpus_metrics`, `summarise`):
 
-- Every metric is a mean over the scored documents, except `acc_pooled` (correct
-  positions / sentences over the corpus).
-- Every file reports the order metrics, `acc_pooled` and `pm_f` (pm_f is meaningful
+- Every metric is a mean over the scored documents, except the pooled ones
+  (`POOLED_METRICS`: `acc_pooled`, correct positions / sentences over the corpus, and
+  `lcs_pooled`, longest common subsequences / sentences).
+- Every file reports the order metrics, the pooled ones and `pm_f` (pm_f is meaningful
   without noise too: a random order scores about 0.5).
 - A *noisy* file (some document has a `noise` key, even an empty one; documents without
   one count as having no distractors) also reports `noise_acc` and `n_docs_order`.
   `pmr`, `pm_f` and `noise_acc` are means over all scored documents; the other order
-  metrics and `acc_pooled` are means over the `n_docs_order` documents whose kept set
+  metrics and the pooled ones are over the `n_docs_order` documents whose kept set
   equals the gold set (pred a permutation of gold), the only ones they are defined for.
 - Trivial documents have only one possible prediction: one gold sentence and no noise
   setting. They are validated and counted as `n_trivial`; by default they are left out of
@@ -38,12 +39,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmark.metrics.directions import LOWER_IS_BETTER as LOWER_IS_BETTER  # re-exported
-from benchmark.metrics.registry import NOISE_METRICS, ORDER_METRICS
+from benchmark.metrics.registry import NOISE_METRICS, ORDER_METRICS, POOLED_METRICS
 from benchmark.metrics.sentence_ids import Ids, as_list, document_problems
 
 # Key of the per-document record holding the number of gold sentences (a count).
 N_SENTENCES = "n_sentences"
-POOLED_ACCURACY = "acc_pooled"
 # The accuracy a leaderboard reads: the per-document mean (docs/design.md, section 4: corpus
 # figures are means over documents unless named `_pooled`); acc_pooled is reported beside
 # it for tables that pooled positions over the corpus.
@@ -55,9 +55,9 @@ TRIVIAL_COUNTED_PERFECT = "counted_perfect"
 
 def corpus_metric_keys(noisy: bool) -> list[str]:
     """The corpus metrics of a split, in report order (those the harness logs per epoch as
-    `val/<key>`): the order metrics, `acc_pooled`, `pm_f`, and `noise_acc` with
+    `val/<key>`): the order metrics, the pooled ones, `pm_f`, and `noise_acc` with
     distractors."""
-    return [*ORDER_METRICS, POOLED_ACCURACY, "pm_f", *(["noise_acc"] if noisy else [])]
+    return [*ORDER_METRICS, *POOLED_METRICS, "pm_f", *(["noise_acc"] if noisy else [])]
 
 
 def trivial_policy(include_trivial: bool) -> str:
@@ -132,8 +132,9 @@ class ScoredCorpus:
         """(keys, numer, denom): corpus figure k = sum(numer[:, k]) / sum(denom[:, k]).
 
         numer and denom are (D, K) over the counted documents: (value, 1) where the
-        document has the metric and (0, 0) where it has not; for `acc_pooled`
-        (correct positions, sentences).
+        document has the metric and (0, 0) where it has not; for a pooled metric (the
+        per-document figure it pools times the sentences, sentences): for `acc_pooled`
+        (correct positions, sentences), for `lcs_pooled` (the LCS's length, sentences).
         """
         keys = self.metric_keys()
         counted = self.counted
@@ -141,10 +142,10 @@ class ScoredCorpus:
         denom = np.zeros((len(counted), len(keys)))  # (D, K)
         for d, doc in enumerate(counted):
             for k, key in enumerate(keys):
-                if key == POOLED_ACCURACY:
-                    if HEADLINE_ACCURACY in doc:
+                if key in POOLED_METRICS:
+                    if (pooled := POOLED_METRICS[key]) in doc:
                         size = doc[N_SENTENCES]
-                        numer[d, k], denom[d, k] = round(doc[HEADLINE_ACCURACY] * size), size
+                        numer[d, k], denom[d, k] = round(doc[pooled] * size), size
                 elif key in doc:
                     numer[d, k], denom[d, k] = doc[key], 1.0
         return keys, numer, denom

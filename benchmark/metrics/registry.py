@@ -14,9 +14,11 @@ the plots' labels (`benchmark.report.plot_style`) and the records' range checks
   not ranked either.
 - `bounds`: the values the figure can take; a record holding a figure outside them was not
   computed by the suite and every reader refuses it.
-- `aggregation`: `mean` over the scored documents, `pooled` over their sentences
-  (`acc_pooled`: correct positions / sentences), `pairs` over the (original, shuffle) pairs
-  of order discrimination, or `count`.
+- `aggregation`: `mean` over the scored documents, `pooled` over their sentences (the
+  per-document figure it `pools` times each document's sentences, summed, over the
+  sentences: `acc_pooled` = correct positions / sentences, `lcs_pooled` = longest common
+  subsequences / sentences), `pairs` over the (original, shuffle) pairs of order
+  discrimination, or `count`.
 
 Standard library only (the functions too), so every report and command reads it cheaply.
 """
@@ -55,6 +57,7 @@ class Metric:
     label: str | None = None  # axis label (name and range or unit); None: the key
     order: Callable[[Ids, Ids], float] | None = None  # per document, pred permutes gold
     kept: Callable[[Ids, Ids], float] | None = None  # per document, any kept subset
+    pools: str | None = None  # a `pooled` figure: the per-document figure it pools
 
 
 METRICS: tuple[Metric, ...] = (  # in report order
@@ -66,7 +69,8 @@ METRICS: tuple[Metric, ...] = (  # in report order
     Metric("tail", HIGHER, RATE, MEAN, "last right (fraction)", order=tail_match),
     Metric("lcs", HIGHER, RATE, MEAN, "LCS / length (fraction)", order=lcs_ratio),
     Metric("coherence_L", LOWER, COUNTED, MEAN, "displacement L", order=coherence_l),
-    Metric("acc_pooled", HIGHER, RATE, POOLED, "pooled accuracy (fraction)"),
+    Metric("acc_pooled", HIGHER, RATE, POOLED, "pooled accuracy (fraction)", pools="acc"),
+    Metric("lcs_pooled", HIGHER, RATE, POOLED, "pooled LCS / length (fraction)", pools="lcs"),
     Metric("pm_f", HIGHER, RATE, MEAN, "PM-F (0 to 1)", kept=pm_f),
     Metric("noise_acc", HIGHER, RATE, MEAN, "noise accuracy (fraction)", kept=noise_accuracy),
     Metric("disc_acc", HIGHER, RATE, PAIRS),
@@ -88,3 +92,5 @@ ORDER_METRICS: dict[str, Callable[[Ids, Ids], float]] = {
 NOISE_METRICS: dict[str, Callable[[Ids, Ids], float]] = {
     m.key: m.kept for m in METRICS if m.kept is not None
 }
+# the pooled figures by key -> the per-document figure each pools over sentences
+POOLED_METRICS: dict[str, str] = {m.key: m.pools for m in METRICS if m.pools is not None}

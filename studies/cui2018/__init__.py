@@ -31,8 +31,8 @@ COMMAND = Command(
 
 NIPS_COMMAND = Command(
     "study cui2018-nips",
-    "results/reproduction_nips.{md,csv}: the NIPS column of Cui et al. 2018, Table 3, from "
-    "finished runs",
+    "results/reproduction_nips.{md,csv}: the NIPS page (every row of the study's NIPS sweeps) "
+    "from finished runs",
     (
         Key("runs", "the runs folder", "runs", metavar="DIR"),
         Key("out", "where the page and its table go", "results", metavar="DIR"),

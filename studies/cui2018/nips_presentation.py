@@ -22,6 +22,7 @@ def presentation_lines(groups: dict, figures) -> list[str]:
         "seed 0), so the rows are paired. A row whose encoder reads the sentences in the "
         "presented order is decoded again under other fixed shuffles (protocol seeds 1 to "
         "N: `orderbench evaluate RUN task=order protocol_seed=N`); an order-free row "
-        "(registry `order_free`) cannot move.", "",
+        "(registry `order_free`) cannot move. The rows whose runs are in the runs folder "
+        "the page is made from are listed (not those marked †).", "",
         *row_lines(groups, figures),
     ]  # fmt: skip

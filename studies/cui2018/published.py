@@ -1,16 +1,16 @@
-"""The published figures this study sets our runs beside.
+"""The published figures this study sets our runs beside, each under our metric key of the
+same convention (docs/metrics.md, "Which paper uses which", read from each paper's code):
+`acc` is an accuracy averaged per document, `acc_pooled` and `lcs_pooled` are pooled over
+the sentences of the test split; tau and PMR are per document in every paper.
 
 Cui, Li, Chen and Zhang 2018, "Deep Attentive Sentence Ordering Network" (EMNLP):
-Table 3 (Kendall's tau on Accidents, Earthquakes and NIPS; accuracy % on NIPS, the share of
-sentences at their gold position averaged per document) and Table 5 (pairwise order
-discrimination accuracy %, Accidents and Earthquakes). Their NIPS split is given as
-2,248 / 409 / 402 abstracts; ours is the SE-Graph copy (its sizes: data/readers/nseg.py).
+Table 3 (Kendall's tau on Accidents, Earthquakes and NIPS; accuracy % on NIPS, averaged per
+document as ATTOrderNet's released code does) and Table 5 (pairwise order discrimination
+accuracy %, Accidents and Earthquakes). Their NIPS split is given as 2,248 / 409 / 402
+abstracts; ours is the SE-Graph copy (its sizes: data/readers/nseg.py).
 
-Yin et al. 2019 (SE-Graph) on the very split we use: the log of a run of the authors' code
-(Barry-Menglong-Yao/NSEG, `output.txt`, beam 64): accuracy 57.56, PMR 24.40, tau 0.7506.
-
-`Row`: a row of the study's tables, a preset at one setting beside the preset whose published
-figure it faces.
+`PEERS`: the other NIPS figures of the NIPS page: a logged run of the SE-Graph code on our
+very split, and B-TSort's and BERSON's published figures on their copies of NIPS.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ PAPER = {
     ("attordernet", "accident"): (0.64, 96.2), ("attordernet", "earthquake"): (0.92, 99.8),
 }  # fmt: skip
 
-# preset -> {metric: figure} on NIPS, Table 3 (accuracy in %, as the paper gives it)
+# preset -> {metric: figure} on NIPS, Table 3 (accuracy in %, as the paper gives it; per
+# document, our `acc`)
 NIPS = {
     "lstm_ptrnet": {"acc": 50.87, "tau": 0.67},
     "cnn_ptrnet": {"acc": 48.64, "tau": 0.66},
@@ -43,24 +44,37 @@ NIPS = {
     "attordernet": {"acc": 56.09, "tau": 0.72},
 }
 
-# the SE-Graph authors' code on our NIPS split (a logged run, not a table of a paper)
-NSEG_NIPS = {"acc": 57.56, "pmr": 24.40, "tau": 0.7506}
-NSEG_LABEL = "SE-Graph (Yin et al. 2019), a logged run of the authors' code on this split"
-
 
 @dataclass(frozen=True)
-class Row:
-    """One row of the tables: a preset at one setting (its run label ends with `tag`) and
-    the preset whose published figure it is set beside (None: no published figure);
-    `variant`: the row's own run variant, for a row of a sweep with a budget of its own
-    (None: the page's variant + `tag`)."""
+class Published:
+    """Published NIPS figures of one system: {our metric key of the same convention: the
+    figure as published (% for the rates)}, where they were measured, and their source."""
 
     label: str
-    preset: str
-    tag: str = ""
-    paper: str | None = None
-    variant: str | None = None
+    figures: dict[str, str]  # as printed there, its digits kept
+    on: str  # the test set: "this split" when it is ours, so the figures are comparable
+    source: str
 
-    def run_variant(self, headline: str) -> str:
-        """The variant of this row's runs on a page whose budget is `headline`."""
-        return self.variant if self.variant is not None else headline + self.tag
+    def figure(self, metric: str) -> float | None:
+        """The figure of `metric` as a number (None: not published)."""
+        return float(self.figures[metric]) if metric in self.figures else None
+
+
+NSEG = Published(
+    "SE-Graph (Yin et al. 2019), a logged run of the authors' code",
+    {"acc_pooled": "57.56", "pmr": "24.40", "tau": "0.7506"}, "this split",
+    "Barry-Menglong-Yao/NSEG `output.txt` (beam 64); accuracy pooled by "
+    "DeepLearnXMU/NSEG `model/seq2seq.py`",
+)
+BTSORT = Published(
+    "B-TSort (Prabhumoye et al. 2020), BERT pair classifier + topological sort",
+    {"acc_pooled": "61.48", "pmr": "32.59", "tau": "0.81", "lcs_pooled": "83.45"},
+    "their copy of NIPS",
+    "ACL 2020, NIPS row; accuracy and LCS pooled by shrimai/Topological-Sort-for-"
+    "Sentence-Ordering `topological_sort.py`",
+)
+BERSON = Published(
+    "BERSON (Cui et al. 2020), BERT-base", {"pmr": "48.0", "tau": "0.85"},
+    "their copy of NIPS", "EMNLP 2020, NIPS row (hwxcby/BERSON)",
+)
+PEERS = (NSEG, BTSORT, BERSON)

@@ -29,7 +29,8 @@ from benchmark.report.cross_validation import (
 from benchmark.report.leaderboard import docs_interval, summarise_row, t_interval
 from benchmark.stats.seeded_paired import compare_seeded, load_row
 from studies.cui2018 import COMMAND
-from studies.cui2018.published import MODELS, PAPER, Row
+from studies.cui2018.published import MODELS, PAPER
+from studies.cui2018.rows import Row, experiment_rows
 from studies.selection_noise.selection_noise import (
     budget_pairs,
     noise_table,
@@ -40,20 +41,7 @@ from studies.selection_noise.selection_noise import (
 VARIANT = "repro"
 DATASETS = ("accident", "earthquake")
 PUBLISHED_TEST = "published_test"
-
-
-
-
-ROWS = (
-    *(Row(name, preset, "", preset) for preset, name in MODELS.items()),
-    Row("ATTOrderNet, released code", "attordernet", "_released", "attordernet"),
-    Row("LSTM+PtrNet, batch 16, beam 64", "lstm_ptrnet", "_cui", "lstm_ptrnet"),
-    Row("CNN+PtrNet, batch 16, beam 64", "cnn_ptrnet", "_cui", "cnn_ptrnet"),
-    Row("bag-of-words position (calibration)", "bow_position"),
-    Row("word-overlap chain (calibration, rule)", "overlap_chain"),
-)
-CALIBRATION = frozenset(row.preset for row in ROWS if row.paper is None)
-TAGS = tuple(dict.fromkeys(row.tag for row in ROWS if row.tag))
+ROWS_SWEEP = "reproduction_e100"  # the study's sweep whose experiments are the page's rows
 N_FOLDS = 10  # the full cross-validation
 METRICS = {"tau": ("tau", 1.0), "disc_acc": ("discrimination %", 100.0)}
 MIN_RUNS = 3  # a cell with fewer finished runs is marked as provisional
@@ -62,6 +50,17 @@ PAIRED_RESAMPLES = 10_000  # document resamples of the paired test of the other 
 ROOT = Path(__file__).resolve().parents[2]
 SWEEPS = Path(__file__).resolve().parent / "conf" / "sweep"  # the study's own sweeps
 NOTES = ROOT / "docs" / "reproduction.md"
+
+
+def page_rows() -> tuple[Row, ...]:
+    """The page's rows: the experiments of `ROWS_SWEEP`, in its order (`studies.cui2018.rows`);
+    the same rows at every budget (a row without runs at one is shown and marked)."""
+    return experiment_rows(ROWS_SWEEP)
+
+
+def calibration() -> frozenset[str]:
+    """The presets of the rows without a published figure (the calibration baselines)."""
+    return frozenset(row.preset for row in page_rows() if row.paper is None)
 
 
 def cv_variant_of(variant: str) -> str:
@@ -119,7 +118,7 @@ def paper_figure(row: Row, dataset: str, metric: str) -> float:
 
 def row_of(preset: str) -> Row:
     """The paper-setting row of one of the paper's presets."""
-    return next(row for row in ROWS if row.preset == preset and not row.tag)
+    return next(row for row in page_rows() if row.preset == preset and not row.tag)
 
 
 def cell(
@@ -259,7 +258,7 @@ def build(
     ablation_reference: str = ABLATION_REFERENCE, cv_variant: str | None = None,
     n_resamples: int = N_RESAMPLES,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
-    """(the reproduction table: for every row of `ROWS`, corpus and metric, the cell at
+    """(the reproduction table: for every row of `page_rows()`, corpus and metric, the cell at
     `variant`, then at each of `compare`, then the cross-validated cell at `cv_variant`
     (default: `cv_variant_of(variant)`), on adjacent rows; the other variants of the
     paper's presets and corpora on the published test articles, one row per run beside the
@@ -273,7 +272,7 @@ def build(
     labels = {v: budget(variant_runs(groups, v)) for v in budgets}
     rows = []
     for dataset in DATASETS:
-        for row in ROWS:
+        for row in page_rows():
             for metric in METRICS:
                 rows += [
                     cell(groups.get((dataset, row.preset, v + row.tag), []), row, dataset,
@@ -282,7 +281,8 @@ def build(
                 ]  # fmt: skip
                 rows += cv_cells(cv_groups, row, dataset, metric, cv_variant, n_resamples)
     keys = {v: budget_key(variant_runs(groups, v)) for v in budgets}
-    tagged = {base + tag for base in (*budgets, ablation_reference) for tag in TAGS}
+    tags = {row.tag for row in page_rows() if row.tag}
+    tagged = {base + tag for base in (*budgets, ablation_reference) for tag in tags}
     others = []
     for (dataset, preset, other), members in sorted(groups.items()):
         if other in budgets or other == ablation_reference or other in tagged:
@@ -353,7 +353,7 @@ def beyond_paper(
     groups = group_runs(runs)
     rows = []
     for (dataset, preset, v), members in sorted(groups.items()):
-        if v != variant or preset in MODELS or preset in CALIBRATION or dataset not in DATASETS:
+        if v != variant or preset in MODELS or preset in calibration() or dataset not in DATASETS:
             continue
         if any(protocol_of(run) == CROSS_VALIDATION for run in members):
             continue

@@ -24,7 +24,8 @@ from benchmark.stats.bootstrap import bootstrap_ci
 from benchmark.stats.paired import PairingError, align_records, paired_test
 
 REPO = ROOT
-METRICS = ["tau", "acc", "pmr", "head", "tail", "lcs", "coherence_L", "acc_pooled", "pm_f"]
+METRICS = ["tau", "acc", "pmr", "head", "tail", "lcs", "coherence_L", "acc_pooled", "lcs_pooled",
+           "pm_f"]
 
 
 def system_records(count, skill, seed, noisy=False):

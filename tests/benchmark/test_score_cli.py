@@ -72,6 +72,7 @@ def test_cli_include_trivial_and_bootstrap(predictions):
         "tau",
         "acc",
         "acc_pooled",
+        "lcs_pooled",
         "pmr",
         "head",
         "tail",

@@ -11,11 +11,11 @@ import pytest
 from benchmark.records.run_collection import collect_runs
 from studies.cui2018.reproduction import (
     PAPER,
-    ROWS,
     ablation_summary,
     beyond_paper,
     build,
     main,
+    page_rows,
 )
 from studies.selection_noise.selection_noise import (
     budget_pairs,
@@ -95,7 +95,7 @@ def published(table):
 def test_cells_hold_mean_std_interval_paper_and_difference(runs: Path):
     table, others = build(collect_runs(runs), "repro")
     # rows x corpora x {tau, discrimination} x {test articles, cross-validated}
-    assert len(table) == len(ROWS) * 2 * 2 * 2
+    assert len(table) == len(page_rows()) * 2 * 2 * 2
     table = published(table)
     disc = table[(table.preset == "attordernet") & (table.dataset == "accident")
                  & (table.metric == "discrimination %")].iloc[0]  # fmt: skip
@@ -126,7 +126,7 @@ def test_main_writes_markdown_and_csv(runs: Path, tmp_path: Path):
     cv = "| ATTOrderNet | accident | cross-validated | `cv` | 0 of 10 folds (incomplete) |"
     assert cv in text
     assert "mean_pooling" in text and "make reproduction" in text
-    assert (out / "reproduction.csv").read_text().count("\n") == 1 + len(ROWS) * 2 * 2 * 2
+    assert (out / "reproduction.csv").read_text().count("\n") == 1 + len(page_rows()) * 2 * 2 * 2
 
 
 SHORT = [0.50, 0.55, 0.52, 0.53, 0.54]  # valid tau per epoch: best at epoch 2, stopped at 5
@@ -151,7 +151,7 @@ def budgets(runs: Path) -> Path:
 
 def test_each_cell_has_a_row_per_budget_with_stopping_and_marked_when_short(budgets: Path):
     table, others = build(collect_runs(budgets), "repro_e60", ["repro"])
-    assert len(table) == len(ROWS) * 2 * 2 * 3  # rows x corpora x metrics x (budgets + cv)
+    assert len(table) == len(page_rows()) * 2 * 2 * 3  # rows x corpora x metrics x (budgets + cv)
     table = published(table)
     cell = table[(table.preset == "attordernet") & (table.dataset == "accident")
                  & (table.metric == "tau")]  # fmt: skip
@@ -196,7 +196,7 @@ def test_page_shows_both_budgets_the_short_cells_and_the_selection_noise(
     assert "| accident | ATTOrderNet | 0 | yes | 2 → 8 | 0.550 → 0.620 |" in text
     assert "| accident | ATTOrderNet | 1 | no |" in text  # seed 1 started otherwise
     csv = (out / "reproduction.csv").read_text()
-    assert csv.count("\n") == 1 + len(ROWS) * 2 * 2 * 3
+    assert csv.count("\n") == 1 + len(page_rows()) * 2 * 2 * 3
     assert ",repro_e60,≤60 epochs, patience 8" not in csv  # quoted
     assert '"≤60 epochs, patience 8",2,False' in csv
 
@@ -337,3 +337,23 @@ def test_page_has_the_ablation_rows_and_the_other_presets(ablations: Path, tmp_p
     assert "documents only (one seed); 1 vs 2 runs |" in text and "| unpaired: " in text
     assert (out / "reproduction_other_presets.csv").read_text().count("\n") == 3
     assert (out / "reproduction_ablations.csv").read_text().count("\n") == 1 + 5
+
+
+def test_the_rows_are_the_sweeps_experiments_as_the_hand_list_was():
+    """The page's rows come from the experiments of its sweep (reproduction_e100.yaml), with
+    the labels, run tags and published figures of the hand list they replace."""
+    from studies.cui2018.reproduction import calibration
+
+    assert [(row.label, row.preset, row.tag, row.paper) for row in page_rows()] == [
+        ("LSTM+PtrNet", "lstm_ptrnet", "", "lstm_ptrnet"),
+        ("CNN+PtrNet", "cnn_ptrnet", "", "cnn_ptrnet"),
+        ("ATTOrderNet (ATT)", "attordernet_att", "", "attordernet_att"),
+        ("ATTOrderNet (CNN)", "attordernet_cnn", "", "attordernet_cnn"),
+        ("ATTOrderNet", "attordernet", "", "attordernet"),
+        ("ATTOrderNet, released code", "attordernet", "_released", "attordernet"),
+        ("LSTM+PtrNet, batch 16, beam 64", "lstm_ptrnet", "_cui", "lstm_ptrnet"),
+        ("CNN+PtrNet, batch 16, beam 64", "cnn_ptrnet", "_cui", "cnn_ptrnet"),
+        ("bag-of-words position (calibration)", "bow_position", "", None),
+        ("word-overlap chain (calibration, rule)", "overlap_chain", "", None),
+    ]
+    assert calibration() == {"bow_position", "overlap_chain"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmark.metrics.corpus import POOLED_ACCURACY, corpus_metrics
+from benchmark.metrics.corpus import corpus_metrics
 from benchmark.metrics.directions import (
     DIRECTIONS,
     HIGHER,
@@ -17,13 +17,13 @@ from benchmark.metrics.directions import (
     is_better,
 )
 from benchmark.metrics.discrimination import FIGURES as DISCRIMINATION_FIGURES
-from benchmark.metrics.registry import BY_KEY, METRICS, NOISE_METRICS, ORDER_METRICS
+from benchmark.metrics.registry import BY_KEY, METRICS, NOISE_METRICS, ORDER_METRICS, POOLED_METRICS
 from benchmark.report.plot_style import metric_label
 
 
 def test_every_figure_the_suite_writes_is_declared():
     noisy = corpus_metrics([([0, 1, 2], [0, 2, 1], [-1]), ([0, 1], [1, 0], [])])
-    figures = {*ORDER_METRICS, *NOISE_METRICS, POOLED_ACCURACY, *DISCRIMINATION_FIGURES}
+    figures = {*ORDER_METRICS, *NOISE_METRICS, *POOLED_METRICS, *DISCRIMINATION_FIGURES}
     figures |= {key for key, value in noisy.items() if isinstance(value, (int, float))}
     assert figures - set(DIRECTIONS) == set()
     assert set(DIRECTIONS.values()) == {HIGHER, LOWER, NOT_RANKED}

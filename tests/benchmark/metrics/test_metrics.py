@@ -191,6 +191,7 @@ def test_corpus_excludes_trivial_by_default():
     assert result["tau"] == pytest.approx((2 / 3 - 1) / 2)  # -1/6
     assert result["acc"] == pytest.approx((1 / 2 + 1 / 3) / 2)  # 5/12
     assert result["acc_pooled"] == pytest.approx(3 / 7)  # (2 + 1) correct of (4 + 3)
+    assert result["lcs_pooled"] == pytest.approx(4 / 7)  # LCS lengths (3 + 1) of (4 + 3)
     assert result["pmr"] == 0.0
     assert result["tail"] == pytest.approx(0.5)
     assert result["lcs"] == pytest.approx((3 / 4 + 1 / 3) / 2)
@@ -205,6 +206,7 @@ def test_corpus_counts_trivial_as_perfect_when_asked():
     assert result["tau"] == pytest.approx((2 / 3 - 1 + 1) / 3)  # 2/9
     assert result["acc"] == pytest.approx((1 / 2 + 1 / 3 + 1) / 3)  # 11/18
     assert result["acc_pooled"] == pytest.approx(4 / 8)  # (2 + 1 + 1) of (4 + 3 + 1)
+    assert result["lcs_pooled"] == pytest.approx(5 / 8)  # (3 + 1 + 1) of (4 + 3 + 1)
     assert result["pmr"] == pytest.approx(1 / 3)
     assert result["head"] == pytest.approx(1 / 3)
     assert result["tail"] == pytest.approx(2 / 3)
@@ -215,6 +217,7 @@ def test_corpus_key_set():
     assert list(corpus_metrics(CORPUS)) == [
         *ORDER_METRICS,
         "acc_pooled",
+        "lcs_pooled",
         "pm_f",
         "n_docs",
         "n_trivial",
@@ -234,7 +237,7 @@ def test_degenerate_corpus_gives_nan_and_warns(pairs):
         result = corpus_metrics(pairs)
     assert result["n_docs"] == 0
     assert result["n_trivial"] == len(pairs)
-    for key in [*ORDER_METRICS, "acc_pooled", "pm_f"]:
+    for key in [*ORDER_METRICS, "acc_pooled", "lcs_pooled", "pm_f"]:
         assert math.isnan(result[key]), key
 
 
@@ -242,6 +245,7 @@ def test_all_trivial_corpus_counted_is_perfect():
     result = corpus_metrics([([0], [0]), ([5], [5])], include_trivial=True)
     assert result["n_docs"] == 2
     assert result["tau"] == result["acc"] == result["acc_pooled"] == result["pmr"] == 1.0
+    assert result["lcs_pooled"] == 1.0
     assert result["coherence_L"] == 0.0
 
 

@@ -94,6 +94,7 @@ def test_noisy_corpus_excluding_trivial():
     assert list(result) == [
         *ORDER_METRICS,
         "acc_pooled",
+        "lcs_pooled",
         "pm_f",
         "noise_acc",
         "n_docs",

@@ -202,7 +202,10 @@ def brute_corpus(docs, include_trivial=False):
     }
     figures["pmr"] = mean(float(p == g) for g, p, _ in counted)
     correct = sum(sum(a == b for a, b in zip(g, p, strict=True)) for g, p, _ in ordered)
-    figures["acc_pooled"] = correct / sum(len(g) for g, _, _ in ordered) if ordered else math.nan
+    sentences = sum(len(g) for g, _, _ in ordered)
+    figures["acc_pooled"] = correct / sentences if ordered else math.nan
+    longest = sum(brute_lcs(g, p) * len(g) for g, p, _ in ordered)  # LCS lengths (B-TSort's)
+    figures["lcs_pooled"] = longest / sentences if ordered else math.nan
     figures["pm_f"] = mean(brute_pm_f(g, p) for g, p, _ in counted)
     figures["noise_acc"] = mean(brute_noise_acc(g, p, n or []) for g, p, n in counted)
     figures["n_docs"], figures["n_docs_order"] = len(counted), len(ordered)

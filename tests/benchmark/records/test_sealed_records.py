@@ -350,7 +350,7 @@ def test_selection_on_test_is_refused_before_anything_runs(tmp_path: Path, launc
     assert status == 2 and line.startswith(
         "error: early_stopping.monitor: 'test/tau' does not select on the valid split")
     assert line.endswith("use one of val/tau, val/acc, val/pmr, val/head, val/tail, val/lcs, "
-                         "val/acc_pooled, val/pm_f")
+                         "val/acc_pooled, val/lcs_pooled, val/pm_f")
     assert not (tmp_path / "runs").exists()
 
 
@@ -466,7 +466,8 @@ def test_every_declared_figure_has_a_range_and_counts_are_not_negative():
 def test_selection_on_a_figure_the_run_cannot_select_on_is_refused(monitor: str, reason: str):
     problems = prelaunch_problems([*UNTRAINED, f"early_stopping.monitor={monitor}"])
     assert problems == [f"early_stopping.monitor: {monitor!r} {reason}; use one of val/tau, "
-                        "val/acc, val/pmr, val/head, val/tail, val/lcs, val/acc_pooled, val/pm_f"]
+                        "val/acc, val/pmr, val/head, val/tail, val/lcs, val/acc_pooled, "
+                        "val/lcs_pooled, val/pm_f"]
     assert prelaunch_problems([*UNTRAINED, "dataset.noise=1",
                                "early_stopping.monitor=val/noise_acc"]) == []
 

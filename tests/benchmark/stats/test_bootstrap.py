@@ -12,7 +12,8 @@ from benchmark.metrics.corpus import corpus_metrics, score_documents, score_reco
 from benchmark.stats.bootstrap import bootstrap_ci, bootstrap_metrics, bootstrap_summary
 
 COUNTS = {"n_docs", "n_docs_order", "n_trivial", "trivial_policy"}
-METRIC_KEYS = {"tau", "acc", "pmr", "head", "tail", "lcs", "coherence_L", "acc_pooled", "pm_f"}
+METRIC_KEYS = {"tau", "acc", "pmr", "head", "tail", "lcs", "coherence_L", "acc_pooled",
+               "lcs_pooled", "pm_f"}
 
 
 def test_ci_contains_the_mean_and_is_deterministic():
