@@ -63,7 +63,13 @@ class DocumentsDigest:
         self._digest = hashlib.sha256()
 
     def update(self, split: str, document: Document) -> None:
-        record = [split, document.id, document.sentences, document.meta, document.source]
+        self.update_fields(split, document.id, document.sentences, document.meta,
+                           document.source)  # fmt: skip
+
+    def update_fields(self, split: str, doc_id: str, sentences: Sequence[str], meta: dict,
+                      source: str) -> None:
+        """``update`` of a document given by its fields (``SplitColumns.fields``)."""
+        record = [split, doc_id, sentences, meta, source]
         self._digest.update(json.dumps(record, sort_keys=True).encode("utf-8"))
 
     def hexdigest(self) -> str:
@@ -76,6 +82,16 @@ def documents_sha256(splits: Mapping[str, Iterable[Document]]) -> str:
     for split in SPLIT_NAMES:
         for document in splits.get(split, ()):
             digest.update(split, document)
+    return digest.hexdigest()
+
+
+def columns_sha256(splits: Mapping[str, SplitColumns]) -> str:
+    """``documents_sha256`` of the documents of written columns, computed from their text
+    column (the digest a run's record holds: of what was read, never a stored copy)."""
+    digest = DocumentsDigest()
+    for split in SPLIT_NAMES:
+        for doc_id, sentences, meta, source in splits[split].fields():
+            digest.update_fields(split, doc_id, sentences, json.loads(meta), source)
     return digest.hexdigest()
 
 

@@ -1,0 +1,90 @@
+"""A prepared cache entry vouches for itself each time it is mapped (data/cache.py): a column
+of another schema, a file that is not the one written, a manifest of other versions or
+another data digest are each said in one warning naming the entry and what differs, and
+the entry is built again, giving the same documents, word ids and digest as the intact one."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from fixtures_cache import DAMAGES, edit_manifest, read_table, write_table
+
+from data import cache
+from data.datamodule import OrderingDataModule
+from data.readers.synthetic import SyntheticReader
+
+
+def make_dm(root: Path) -> OrderingDataModule:
+    dm = OrderingDataModule(reader=SyntheticReader(n_train=40, n_valid=10, n_test=12),
+                            name="toy", batch_size=8, cache_dir=str(root))  # fmt: skip
+    dm.setup()
+    return dm
+
+
+def data_figures(dm: OrderingDataModule) -> dict:
+    """What a run reads of the data: documents, word ids, vocabulary, identity (digests)."""
+    return {
+        "documents": {split: list(columns) for split, columns in dm.documents.items()},
+        "ids": {split: [[ids.tolist() for ids in columns.token_ids(i)]
+                        for i in range(len(columns))]
+                for split, columns in dm.documents.items()},
+        "vocab": dm.vocab.itos,
+        "identity": dm.identity(),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("damage", list(DAMAGES))
+def test_a_damaged_entry_is_named_in_one_warning_and_built_again_the_same(
+    tmp_path: Path, caplog, damage: str
+):
+    intact = make_dm(tmp_path / "cache")
+    entry, figures = intact.cache_path, data_figures(intact)
+    damage_entry, says = DAMAGES[damage]
+    damage_entry(entry)
+    caplog.set_level(logging.INFO, logger="data.cache")
+    again = make_dm(tmp_path / "cache")
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warning.startswith(f"{entry}: damaged processed-data cache (")
+    assert says in warning and warning.endswith("; removed; building it again")
+    assert not again.loaded_from_cache and again.cache_path == entry
+    assert data_figures(again) == figures  # the data digest among them: computed, the same
+    assert make_dm(tmp_path / "cache").loaded_from_cache  # whole again
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == [entry.name]
+
+
+def test_the_data_digest_is_computed_from_the_documents_read(tmp_path: Path, monkeypatch):
+    """Never copied from the manifest: a manifest that agrees with itself but not with the
+    columns is caught (its file digests edited to match a rewritten column)."""
+    intact = make_dm(tmp_path / "cache")
+    entry = intact.cache_path
+    text = entry / "test" / "text.arrow"
+    table = read_table(text)
+    ids = pa.array([f"other-{i}" for i in range(table.num_rows)], pa.string())
+    write_table(text, table.set_column(0, "id", ids))
+    edit_manifest(entry, "files", cache.folder_digests(entry, cache.ENTRY_FILES))
+    with pytest.raises(cache.DamagedCacheError, match=r"the manifest's documents_sha256 is "
+                                                      r"\w{12}\.\.\., the documents read give"):
+        cache.load_processed(entry)
+
+
+def test_an_entry_that_fails_its_check_right_after_it_is_built_is_an_error_naming_it(
+    tmp_path: Path, monkeypatch
+):
+    real = cache._finish
+
+    def lying(folder: Path, prepared, material: dict) -> None:
+        prepared.documents_sha256 = "0" * 64  # a build that records another digest
+        real(folder, prepared, material)
+
+    monkeypatch.setattr(cache, "_finish", lying)
+    with pytest.raises(cache.DamagedCacheError) as caught:
+        make_dm(tmp_path / "cache")
+    message = str(caught.value)
+    assert message.startswith(f"{tmp_path / 'cache'}/")
+    assert "damaged processed-data cache" in message
+    assert message.endswith(", just after it was built: it cannot be rebuilt here (check the "
+                            f"disk under {tmp_path / 'cache'}, or delete the entry)")
+    assert "\n" not in message
