@@ -13,7 +13,8 @@ finished run).
 An entry is built in a temporary folder beside it (``data.processing.prepare_columns``)
 and renamed into place whole, so no reader ever meets a half-written entry, and a build
 stopped by an error, a signal or a crash leaves no entry (only a hidden temporary folder,
-removed on the way out when the process still can).
+removed on the way out when the process still can, else by the next preparation once its
+builder is gone: ``data.build_folders``).
 
 An entry vouches for itself each time it is mapped (``load_processed``): the format and
 what the key was made of (the reader's fingerprint and versions, the tokeniser's version,
@@ -42,6 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from data.build_folders import BuildOwner, remove_leftovers
 from data.columns import TEXT_FILE, TOKENS_FILE, CacheWriteError, SplitColumns
 from data.duplicates import DuplicateReport
 from data.file_digests import FILE_DIGEST, digest_problem, folder_digests
@@ -179,15 +181,22 @@ def _remove(directory: Path) -> str:
     return "removed"
 
 
-def _build_folder(directory: Path) -> tuple[Path, CacheWriteError | None]:
-    """A fresh temporary folder beside ``directory``; where none can be made there (a
-    read-only cache), one in the system's temporary folder and the error that says why."""
+def _build_folder(directory: Path) -> tuple[Path, BuildOwner | None, CacheWriteError | None]:
+    """A fresh temporary folder beside ``directory``, held by this process
+    (``data.build_folders``); where none can be made there (a read-only cache), one in the
+    system's temporary folder and the error that says why."""
     try:
         directory.parent.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix=f".{directory.name}-", dir=directory.parent)), None
+        folder = Path(tempfile.mkdtemp(prefix=f".{directory.name}-", dir=directory.parent))
     except OSError as error:
         private = Path(tempfile.mkdtemp(prefix=f"orderbench-{directory.name}-"))
-        return private, CacheWriteError.of(error, directory)
+        return private, None, CacheWriteError.of(error, directory)
+    try:
+        return folder, BuildOwner(folder), None
+    except OSError as error:
+        shutil.rmtree(folder, ignore_errors=True)
+        private = Path(tempfile.mkdtemp(prefix=f"orderbench-{directory.name}-"))
+        return private, None, CacheWriteError.of(error, folder)
 
 
 def stored_documents_sha256(root: Path, material: dict) -> str | None:
@@ -205,11 +214,14 @@ def load_or_build(
     root: Path, material: dict, build: Callable[[Path], Prepared]
 ) -> tuple[ProcessedData, Path | None, bool]:
     """Load the entry for ``material`` from ``root``, or build it with ``build(folder)``
-    (which writes the columns into ``folder``) and save it.
+    (which writes the columns into ``folder``) and save it. Folders under ``root`` left by
+    builds that were killed are removed first, said in one line.
 
     Returns (data, entry folder (None when it could not be written), whether it came from
     the cache).
     """
+    if removed := remove_leftovers(root):
+        log.warning(removed)
     directory = root / cache_key(material)
     # an entry is renamed into place whole, so a folder there without its manifest was left by
     # something else (a copy cut short): damaged too
@@ -221,13 +233,14 @@ def load_or_build(
         else:
             log.info("processed data: loaded from cache %s", directory)
             return data, directory, True
-    folder, unwritable = _build_folder(directory)
+    folder, owner, unwritable = _build_folder(directory)
     try:
         prepared = build(folder)
         try:
             if unwritable is not None:
                 raise unwritable
             _finish(folder, prepared, material)
+            owner.leave()
             folder.rename(directory)
         except OSError as error:
             if (directory / MANIFEST).is_file():  # a concurrent writer's entry: take it
@@ -241,6 +254,8 @@ def load_or_build(
                                  prepared.documents_sha256)  # fmt: skip
             return data, None, False
     finally:
+        if owner is not None:
+            owner.close()
         shutil.rmtree(folder, ignore_errors=True)  # gone already once renamed into place
     log.info("processed data: built and saved to cache %s", directory)
     return _built(directory, material), directory, False

@@ -1,18 +1,28 @@
 """A prepared cache entry vouches for itself each time it is mapped (data/cache.py): a column
 of another schema, a file that is not the one written, a manifest of other versions or
 another data digest are each said in one warning naming the entry and what differs, and
-the entry is built again, giving the same documents, word ids and digest as the intact one."""
+the entry is built again, giving the same documents, word ids and digest as the intact one;
+the folders of builds that were killed are removed by the next preparation
+(data/build_folders.py)."""
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 from fixtures_cache import DAMAGES, edit_manifest, read_table, write_table
+from repo_root import ROOT
 
 from data import cache
+from data.build_folders import LEFTOVER_HOURS, OWNER_FILE, remove_leftovers
 from data.datamodule import OrderingDataModule
 from data.readers.synthetic import SyntheticReader
 
@@ -88,3 +98,61 @@ def test_an_entry_that_fails_its_check_right_after_it_is_built_is_an_error_namin
     assert message.endswith(", just after it was built: it cannot be rebuilt here (check the "
                             f"disk under {tmp_path / 'cache'}, or delete the entry)")
     assert "\n" not in message
+
+
+# -- the folders of builds that were killed ------------------------------------------------
+KILLED_BUILD = """
+import os, signal, sys
+from pathlib import Path
+from data.datamodule import OrderingDataModule
+from data.readers.synthetic import SyntheticReader
+import data.ordering_data as od
+
+real = od.prepare_columns
+def killed(name, splits, folder, *args, **kwargs):
+    (folder / "half-written").write_bytes(b"x" * 1000)
+    os.kill(os.getpid(), signal.SIGKILL)  # kill -9 in the middle of the build
+od.prepare_columns = killed
+OrderingDataModule(reader=SyntheticReader(n_train=40, n_valid=10, n_test=12), name="toy",
+                   batch_size=8, cache_dir=sys.argv[1]).setup()
+"""
+
+
+def test_the_folder_of_a_killed_build_is_removed_by_the_next_preparation(tmp_path: Path, caplog):
+    root = tmp_path / "cache"
+    killed = subprocess.run([sys.executable, "-c", KILLED_BUILD, str(root)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    [leftover] = root.iterdir()
+    assert leftover.name.startswith(".") and (leftover / "half-written").is_file()
+    pid = json.loads((leftover / OWNER_FILE).read_text())["pid"]
+    caplog.set_level(logging.INFO, logger="data.cache")
+    dm = make_dm(root)
+    [warning] = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warning == (f"{root}: removed 1 leftover folder(s) of builds that were killed, "
+                       f"0.0 MiB: {leftover.name} (pid {pid})")
+    assert [p.name for p in root.iterdir()] == [dm.cache_path.name]
+
+
+def test_a_build_folder_still_held_by_its_builder_is_kept(tmp_path: Path):
+    folder, owner, unwritable = cache._build_folder(tmp_path / ("a" * 20))
+    try:
+        assert unwritable is None and (folder / OWNER_FILE).is_file()
+        assert remove_leftovers(tmp_path) is None and folder.is_dir()  # a live build
+    finally:
+        owner.close()
+    assert remove_leftovers(tmp_path).startswith(f"{tmp_path}: removed 1 leftover")
+    assert not folder.exists()
+
+
+def test_a_build_folder_without_an_owner_file_is_a_leftover_by_its_age(tmp_path: Path):
+    young, old = tmp_path / f".{'b' * 20}-young123", tmp_path / f".{'b' * 20}-old45678"
+    removed = tmp_path / f".{'c' * 20}-removed-0a1b2c3d"
+    other = tmp_path / ".not-a-build"
+    for folder in (young, old, removed, other):
+        folder.mkdir()
+    hours_ago = time.time() - (LEFTOVER_HOURS + 1) * 3600
+    os.utime(old, (hours_ago, hours_ago))
+    assert remove_leftovers(tmp_path).endswith(
+        f"{old.name} ({LEFTOVER_HOURS + 1} h old), {removed.name} (removed entry)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([young.name, other.name])
