@@ -82,14 +82,15 @@ from benchmark.training.checkpoints import (
 from benchmark.training.console import is_verbose, quiet_libraries, summary_lines, uses_wandb
 from benchmark.training.finite_guard import NonFiniteError
 from benchmark.training.loggers import finish_wandb
+from data.cache import DamagedCacheError
 from data.errors import DataFormatError
 from data.readers.sources import DatasetNotFoundError
 
 log = logging.getLogger(__name__)
 # errors whose message says all (the key, file:line or run directory): one line, no traceback
 ONE_LINE_ERRORS = (
-    CheckpointWriteError, ConfigError, DataFormatError, DatasetNotFoundError, FileWriteError,
-    NonFiniteError, ReadOnlyRunError, RunConflictError, RunLockedError,
+    CheckpointWriteError, ConfigError, DamagedCacheError, DataFormatError, DatasetNotFoundError,
+    FileWriteError, NonFiniteError, ReadOnlyRunError, RunConflictError, RunLockedError,
 )
 # bad settings or input data, refused before any training: exit status 2 (the others 1)
 BAD_INPUT_ERRORS = (ConfigError, DataFormatError, DatasetNotFoundError)

@@ -60,3 +60,22 @@ def test_every_damaged_cache_of_the_issue_gives_the_intact_run(launch, tmp_path:
            "evaluate_discrimination=false", "+dataset.reader.n_train=200",
            "+dataset.reader.n_valid=40", "+dataset.reader.n_test=40")  # fmt: skip
     check_damaged_run(launch, tmp_path, damage, run)
+
+
+def test_an_entry_that_cannot_be_rebuilt_ends_the_launch_in_one_line(launch, tmp_path: Path,
+                                                                      monkeypatch):
+    from data import cache
+
+    real = cache._finish
+
+    def lying(folder: Path, prepared, material: dict) -> None:
+        prepared.documents_sha256 = "0" * 64  # a build whose entry never vouches for itself
+        real(folder, prepared, material)
+
+    monkeypatch.setattr(cache, "_finish", lying)
+    status, stderr = launch(*FAST, f"+dataset.datamodule.cache_dir={tmp_path / 'cache'}")
+    [line] = error_lines(stderr)
+    assert status == 1 and line.startswith(f"error: {tmp_path / 'cache'}/")
+    assert "damaged processed-data cache (the manifest's documents_sha256 is 000000000000..." \
+        in line and line.endswith("cannot be rebuilt here (check the disk under "
+                                  f"{tmp_path / 'cache'}, or delete the entry)")
