@@ -79,3 +79,30 @@ def test_an_entry_that_cannot_be_rebuilt_ends_the_launch_in_one_line(launch, tmp
     assert "damaged processed-data cache (the manifest's documents_sha256 is 000000000000..." \
         in line and line.endswith("cannot be rebuilt here (check the disk under "
                                   f"{tmp_path / 'cache'}, or delete the entry)")
+
+
+def test_a_finished_run_is_skipped_though_the_cache_s_manifest_claims_other_data(
+    tmp_path: Path, caplog, monkeypatch
+):
+    """The skip reads the data's digest from the manifest cheaply; before it refuses the run
+    for a digest that differs, the documents read and checked have the last word."""
+    import logging
+
+    from fixtures_cache import edit_manifest
+    from fixtures_runs import write_untrained_run
+    from omegaconf import OmegaConf
+
+    from benchmark.run.plan import plan_run
+
+    run_dir = write_untrained_run(tmp_path / "runs", "dataset=synthetic", "+experiment=tiny")
+    cfg = OmegaConf.load(run_dir / ".hydra" / "config.yaml")
+    monkeypatch.setattr("data.ordering_data.PROCESSED_CACHE", tmp_path / "cache")
+    assert plan_run(run_dir, cfg).action == "skip"  # the entry built, its digest the record's
+    [entry] = (tmp_path / "cache").iterdir()
+    edit_manifest(entry, "documents_sha256", "f" * 64)
+    caplog.set_level(logging.WARNING, logger="data.cache")
+    assert plan_run(run_dir, cfg).action == "skip"
+    [warning] = [r.getMessage() for r in caplog.records]
+    assert warning.startswith(f"{entry}: damaged processed-data cache (the manifest's "
+                              "documents_sha256 is ffffffffffff...")
+    assert plan_run(run_dir, cfg).action == "skip" and len(caplog.records) == 1  # rebuilt
