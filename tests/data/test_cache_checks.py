@@ -7,23 +7,30 @@ the folders of builds that were killed are removed by the next preparation
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pyarrow as pa
 import pytest
 from fixtures_cache import DAMAGES, edit_manifest, read_table, write_table
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from repo_root import ROOT
 
 from data import cache
 from data.build_folders import LEFTOVER_HOURS, OWNER_FILE, remove_leftovers
+from data.columns import SplitColumns
 from data.datamodule import OrderingDataModule
+from data.document import Document
+from data.processing import DocumentsDigest, columns_sha256, documents_sha256, prepare_columns
 from data.readers.synthetic import SyntheticReader
 
 
@@ -80,6 +87,34 @@ def test_the_data_digest_is_computed_from_the_documents_read(tmp_path: Path, mon
         cache.load_processed(entry)
 
 
+TEXT = st.text(min_size=1).filter(str.strip)  # any Unicode, quotes, escapes, controls
+META = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+                    | st.text(), lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(), inner, max_size=3), max_leaves=6)  # fmt: skip
+
+
+@settings(max_examples=100, deadline=None)
+@given(doc_id=TEXT, sentences=st.lists(TEXT, min_size=1, max_size=4),
+       meta=st.dictionaries(st.text(), META, max_size=3), source=st.text())
+def test_the_documents_digest_is_json_dumps_of_each_record(doc_id, sentences, meta, source):
+    """Written out string by string for speed, byte for byte the digest every record holds
+    (`json.dumps([split, id, sentences, meta, source], sort_keys=True)` per document), from
+    a document and from the columns written of it."""
+    document = Document(doc_id, tuple(sentences), meta, source)
+    expected = hashlib.sha256(json.dumps(["valid", document.id, document.sentences,
+                                          document.meta, document.source],
+                                         sort_keys=True).encode("utf-8")).hexdigest()
+    digest = DocumentsDigest()
+    digest.update("valid", document)
+    assert digest.hexdigest() == expected
+    with tempfile.TemporaryDirectory() as folder:
+        splits = {"train": [Document("t", ("Train.",))], "valid": [document],
+                  "test": [Document("e", ("Test.",))]}  # fmt: skip
+        prepare_columns("toy", splits, Path(folder))
+        columns = {split: SplitColumns.open(Path(folder) / split) for split in splits}
+        assert columns_sha256(columns) == documents_sha256(splits)
+
+
 def test_an_entry_that_fails_its_check_right_after_it_is_built_is_an_error_naming_it(
     tmp_path: Path, monkeypatch
 ):
@@ -104,7 +139,10 @@ def test_an_entry_that_fails_its_check_right_after_it_is_built_is_an_error_namin
 KILLED_BUILD = """
 import os, signal, sys
 from pathlib import Path
+from data.columns import SplitColumns
 from data.datamodule import OrderingDataModule
+from data.document import Document
+from data.processing import DocumentsDigest, columns_sha256, documents_sha256, prepare_columns
 from data.readers.synthetic import SyntheticReader
 import data.ordering_data as od
 
