@@ -32,8 +32,9 @@ from benchmark.config.config_folders import SOURCE_ROOT as ROOT  # the repositor
 
 SENTENCES = ("He opened the door.", "The room was dark.", "He switched on the light.",
              "There was nobody inside.")  # fmt: skip
-BAD_INPUT = ("dataset.datamodule.min_freq=-1", "dataset.datamodule.max_sentence_tokens=0",
-             "model.optimizer.weight_decay=-1", "model=lstm_pointer", "seed=-1")  # fmt: skip
+BAD_INPUT = (("dataset.datamodule.min_freq=-1",), ("dataset.datamodule.max_sentence_tokens=0",),
+             ("model.optimizer.weight_decay=-1",), ("model=lstm_pointer",), ("seed=-1",),
+             ("dataset=jsonl", "dataset.path=/nonexistent"))  # else dataset=synthetic
 FIRST_ERROR = re.compile(r"(error: |Error )")  # our one line, or Hydra's first line
 
 
@@ -41,8 +42,12 @@ def commands(run: Path | None, sentences: Path, runs: Path) -> dict[str, list[st
     """The timed commands by label (None: left out, it needs a finished run); the `train`
     ones give bad input, timed to their first error line."""
     with_run = run is not None
-    bad = {f"train {override}": ["train", "dataset=synthetic", "logger=csv",
-                                 f"paths.runs={runs}", override] for override in BAD_INPUT}
+    bad = {
+        f"train {' '.join(overrides)}": [
+            "train", *(() if overrides[0].startswith("dataset=") else ("dataset=synthetic",)),
+            "logger=csv", f"paths.runs={runs}", *overrides]
+        for overrides in BAD_INPUT
+    }  # fmt: skip
     return {
         "--help": ["--help"],
         "presets": ["presets"],
