@@ -84,24 +84,24 @@ class DamagedCacheError(ValueError):
 def _finish(folder: Path, prepared: Prepared, material: dict) -> None:
     """The entry's small files, the manifest last (with the digests of the others);
     CacheWriteError names the one not written."""
-    for name, text in (
-        (VOCAB, None),
-        (DUPLICATES, json.dumps({"groups": prepared.duplicates.groups})),  # in split order
-        (MANIFEST, None),
-    ):
+
+    def write(name: str, save: Callable[[Path], object]) -> None:
         try:
-            if name == VOCAB:
-                prepared.vocab.save(folder / name)
-                continue
-            if name == MANIFEST:
-                text = json.dumps({
-                    **material, "format": CACHE_FORMAT_VERSION, "n_docs": prepared.n_docs,
-                    "documents_sha256": prepared.documents_sha256, "file_digest": FILE_DIGEST,
-                    "files": folder_digests(folder, ENTRY_FILES),
-                }, indent=2, sort_keys=True)  # fmt: skip
-            (folder / name).write_text(text, "utf-8")
+            save(folder / name)
         except OSError as error:
             raise CacheWriteError.of(error, folder / name) from error
+
+    def manifest() -> str:
+        return json.dumps({
+            **material, "format": CACHE_FORMAT_VERSION, "n_docs": prepared.n_docs,
+            "documents_sha256": prepared.documents_sha256, "file_digest": FILE_DIGEST,
+            "files": folder_digests(folder, ENTRY_FILES),
+        }, indent=2, sort_keys=True)  # fmt: skip
+
+    groups = json.dumps({"groups": prepared.duplicates.groups})  # in split order
+    write(VOCAB, prepared.vocab.save)
+    write(DUPLICATES, lambda path: path.write_text(groups, "utf-8"))
+    write(MANIFEST, lambda path: path.write_text(manifest(), "utf-8"))
 
 
 def _difference(found, expected, key: str) -> str | None:
