@@ -27,9 +27,13 @@ if __name__ == "__main__":  # bad input is refused before the training code is i
 
         print(train_help())
         sys.exit(0)
-    from benchmark.config.prelaunch import refuse_bad_launch
+    from benchmark.config.prelaunch import UnwritableRunsError, launch_refusal
 
-    refuse_bad_launch(sys.argv[1:])  # before Hydra creates the run folder (seconds, not 10)
+    if refusal := launch_refusal(sys.argv[1:]):  # before Hydra creates the run folder
+        from benchmark.cli_arguments import error_lines
+
+        print(error_lines(refusal), file=sys.stderr)  # bad input: 2, a read-only folder: 1
+        sys.exit(1 if isinstance(refusal, UnwritableRunsError) else 2)
 
 import logging
 import os

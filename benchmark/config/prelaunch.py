@@ -22,13 +22,11 @@ here with one line.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
-from benchmark.cli_arguments import error_lines
 from benchmark.config.checks import ConfigError, check_config
 from benchmark.config.compose import COMPOSE_ERRORS, compose_config, compose_error
 from benchmark.records.run_record import RECORD_NAME
@@ -117,26 +115,19 @@ def missing_data(cfg: DictConfig) -> DatasetNotFoundError | None:
     return None
 
 
-def refuse_bad_launch(overrides: list[str]) -> None:
-    """End a single-run launch whose config does not compose or has problems (one line
-    `error: ...` per problem, exit status 2), whose data is not there (`missing_data`, as
-    the run would say it, status 2) or whose run directory cannot be made (one line, status
-    1), composing its config once; return for a good one, and for flags."""
+def launch_refusal(overrides: list[str]) -> Exception | None:
+    """What ends a single-run launch before Hydra starts, composing its config once: a
+    config that does not compose or has problems (ConfigError, one line per problem), data
+    that is not there (`missing_data`, as the run would say it), a run directory that
+    cannot be made (UnwritableRunsError); None for a good one, and for flags."""
     if not _single_run(overrides):
-        return
+        return None
     try:
         cfg = compose_config(list(overrides), return_hydra_config=True)
     except COMPOSE_ERRORS as error:
-        problems = [compose_error(error)]
+        return ConfigError(compose_error(error))
     except Exception:  # anything else Hydra reports itself
-        return
-    else:
-        problems = _problems(cfg, overrides)
-    if problems:
-        print("\n".join(f"error: {problem}" for problem in problems), file=sys.stderr)
-        sys.exit(2)
-    if (missing := missing_data(cfg)) is not None:
-        print(error_lines(missing), file=sys.stderr)
-        sys.exit(2)
-    if (error := _uncreatable(cfg)) is not None:
-        sys.exit(f"error: {error}")
+        return None
+    if problems := _problems(cfg, overrides):
+        return ConfigError("\n".join(problems))
+    return missing_data(cfg) or _uncreatable(cfg)
