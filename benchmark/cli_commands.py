@@ -333,6 +333,8 @@ BENCH_CLI = Command(
         Key("reference", "another tree of the suite (an earlier commit) to time alternately, "
             "for the ratio", metavar="DIR"),
         _count("repeats", "runs of each command in each tree (median)", 3),
+        Key("only", "time only the commands whose label starts with one of these words "
+            "(train: bad input, to the first error line)", kind="list", metavar="WORD,WORD"),
         Key("out", "also write the figures as JSON to FILE", metavar="FILE"),
     ),
     "benchmark.bench.cli_startup:main",

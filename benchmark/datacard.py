@@ -39,6 +39,7 @@ from benchmark.cli_arguments import report_error
 from benchmark.cli_commands import DATACARD, dataset_overrides
 from benchmark.config.compose import COMPOSE_ERRORS, compose_config, compose_error
 from benchmark.run.run_data import build_datamodule
+from data.cache import DamagedCacheError
 from data.document import Document
 from data.errors import DataFormatError
 from data.readers.published_ids import split_published_id
@@ -147,8 +148,8 @@ def _print_card(overrides: list[str]) -> int:
         return report_error(DATACARD.prog, compose_error(error))
     try:
         card = datacard(cfg)
-    except (FileNotFoundError, DataFormatError) as err:  # missing, mis-laid or malformed data
-        raise SystemExit(f"error: {err}") from None
+    except (FileNotFoundError, DataFormatError, DamagedCacheError) as err:  # missing,
+        raise SystemExit(f"error: {err}") from None  # mis-laid, malformed data; a bad cache
     print(json.dumps(card, indent=2))
     return 0
 

@@ -21,6 +21,7 @@ from benchmark.cli_arguments import error_lines, report_error
 from benchmark.cli_commands import PREPARE, dataset_overrides
 from benchmark.config.compose import COMPOSE_ERRORS, compose_config, compose_error
 from benchmark.run.stages import build_datamodule, build_task
+from data.cache import DamagedCacheError
 from data.columns import CacheWriteError
 from data.errors import DataFormatError
 from data.readers.sources import DatasetNotFoundError
@@ -42,7 +43,7 @@ def _prepare(overrides: list[str]) -> int:
     except (DatasetNotFoundError, DataFormatError) as error:  # missing, mis-laid or malformed
         print(error_lines(error), file=sys.stderr)
         raise SystemExit(2) from None
-    except CacheWriteError as error:  # a full disk while the columns are written
+    except (CacheWriteError, DamagedCacheError) as error:  # a full disk; an entry unbuildable
         print(error_lines(error), file=sys.stderr)
         raise SystemExit(1) from None
     if datamodule.cache_path is None:  # the warning above names the file not written

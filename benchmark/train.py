@@ -19,10 +19,25 @@ stdout; `verbose=true` or `ORDERBENCH_VERBOSE=1` adds the libraries' own output
 
 from __future__ import annotations
 
+import sys
+
+if __name__ == "__main__":  # bad input is refused before the training code is imported
+    if any(arg in ("-h", "--help") for arg in sys.argv[1:]):  # the groups, without composing
+        from benchmark.train_help import train_help
+
+        print(train_help())
+        sys.exit(0)
+    from benchmark.config.prelaunch import UnwritableRunsError, launch_refusal
+
+    if refusal := launch_refusal(sys.argv[1:]):  # before Hydra creates the run folder
+        from benchmark.cli_arguments import error_lines
+
+        print(error_lines(refusal), file=sys.stderr)  # bad input: 2, a read-only folder: 1
+        sys.exit(1 if isinstance(refusal, UnwritableRunsError) else 2)
+
 import logging
 import os
 import shutil
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
@@ -36,11 +51,6 @@ from omegaconf import DictConfig
 
 from benchmark.cli_arguments import error_lines
 from benchmark.config.checks import ConfigError, check_config, searchpath_overrides
-from benchmark.config.prelaunch import (
-    UnwritableRunsError,
-    check_creatable,
-    prelaunch_problems,
-)
 from benchmark.config.resolvers import register_resolvers
 from benchmark.records.atomic_io import FileWriteError
 from benchmark.records.failure import clear_failure, write_failure, write_interruption
@@ -76,14 +86,15 @@ from benchmark.training.checkpoints import (
 from benchmark.training.console import is_verbose, quiet_libraries, summary_lines, uses_wandb
 from benchmark.training.finite_guard import NonFiniteError
 from benchmark.training.loggers import finish_wandb
+from data.cache import DamagedCacheError
 from data.errors import DataFormatError
 from data.readers.sources import DatasetNotFoundError
 
 log = logging.getLogger(__name__)
 # errors whose message says all (the key, file:line or run directory): one line, no traceback
 ONE_LINE_ERRORS = (
-    CheckpointWriteError, ConfigError, DataFormatError, DatasetNotFoundError, FileWriteError,
-    NonFiniteError, ReadOnlyRunError, RunConflictError, RunLockedError,
+    CheckpointWriteError, ConfigError, DamagedCacheError, DataFormatError, DatasetNotFoundError,
+    FileWriteError, NonFiniteError, ReadOnlyRunError, RunConflictError, RunLockedError,
 )
 # bad settings or input data, refused before any training: exit status 2 (the others 1)
 BAD_INPUT_ERRORS = (ConfigError, DataFormatError, DatasetNotFoundError)
@@ -260,16 +271,4 @@ def record_failure(run_dir: Path, error: BaseException, logs: list[Path]) -> Non
 
 
 if __name__ == "__main__":
-    if any(arg in ("-h", "--help") for arg in sys.argv[1:]):  # the groups, without composing
-        from benchmark.train_help import train_help
-
-        print(train_help())
-        sys.exit(0)
-    if problems := prelaunch_problems(sys.argv[1:]):  # before Hydra creates the run folder
-        print("\n".join(f"error: {problem}" for problem in problems), file=sys.stderr)
-        sys.exit(2)
-    try:  # a run directory that cannot be made: before Hydra tries to make it
-        check_creatable(sys.argv[1:])
-    except UnwritableRunsError as unwritable:
-        sys.exit(f"error: {unwritable}")
-    main()
+    main()  # its config checked at the top of this file

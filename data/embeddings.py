@@ -13,12 +13,15 @@ from __future__ import annotations
 import importlib
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from data.errors import DataFormatError, location
 from data.vocab import PAD_ID, Vocab
+
+if TYPE_CHECKING:  # torch is imported once vectors are made (the config check reads this)
+    import torch
 
 log = logging.getLogger(__name__)
 
@@ -128,4 +131,6 @@ def pretrained_embeddings(
     matrix[list(found)] = vectors
     matrix[PAD_ID] = 0.0
     log.info("pretrained embeddings (%s): %d of %d words found", source, len(found), len(vocab))
+    import torch
+
     return torch.from_numpy(matrix), len(found)

@@ -37,8 +37,8 @@ def json_lines(path: str | Path) -> Iterator[tuple[int, object]]:
         if not line.strip():
             continue
         where = location(path, lineno)
-        try:
-            value = json.loads(line)
+        try:  # without its line break, so an error at its end is in its last column
+            value = json.loads(line.rstrip("\r\n"))
         except json.JSONDecodeError as err:
             raise DataFormatError(
                 f"{where}: malformed JSON ({err.msg} at column {err.colno})"

@@ -7,13 +7,18 @@ shared machine). With `reference=TREE` (another checkout of the suite, e.g. an e
 commit) the same commands run in that tree too, alternating with this one, and the ratio of
 the medians is printed beside them. The commands that read a finished run (`score`,
 `compare`, `predict`) use `run=RUN_DIR`; without one they are left out, and the table says
-so. Nothing is asserted; docs/performance.md, "Commands that do not train", has figures.
+so. The `train` rows give bad input (a setting out of range, an option no config group
+has) and are timed to their first error line on standard error (`error: ...`, or Hydra's
+`Error ...`), whatever the tree does after it; their runs go to a temporary folder.
+`only=train,score` times only the commands whose label starts with one of those words.
+Nothing is asserted; docs/performance.md, "Commands that do not train", has figures.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -27,11 +32,22 @@ from benchmark.config.config_folders import SOURCE_ROOT as ROOT  # the repositor
 
 SENTENCES = ("He opened the door.", "The room was dark.", "He switched on the light.",
              "There was nobody inside.")  # fmt: skip
+BAD_INPUT = (("dataset.datamodule.min_freq=-1",), ("dataset.datamodule.max_sentence_tokens=0",),
+             ("model.optimizer.weight_decay=-1",), ("model=lstm_pointer",), ("seed=-1",),
+             ("dataset=jsonl", "dataset.path=/nonexistent"))  # else dataset=synthetic
+FIRST_ERROR = re.compile(r"(error: |Error )")  # our one line, or Hydra's first line
 
 
-def commands(run: Path | None, sentences: Path) -> dict[str, list[str] | None]:
-    """The timed commands by label (None: left out, it needs a finished run)."""
+def commands(run: Path | None, sentences: Path, runs: Path) -> dict[str, list[str] | None]:
+    """The timed commands by label (None: left out, it needs a finished run); the `train`
+    ones give bad input, timed to their first error line."""
     with_run = run is not None
+    bad = {
+        f"train {' '.join(overrides)}": [
+            "train", *(() if overrides[0].startswith("dataset=") else ("dataset=synthetic",)),
+            "logger=csv", f"paths.runs={runs}", *overrides]
+        for overrides in BAD_INPUT
+    }  # fmt: skip
     return {
         "--help": ["--help"],
         "presets": ["presets"],
@@ -41,11 +57,13 @@ def commands(run: Path | None, sentences: Path) -> dict[str, list[str] | None]:
         "params": ["params"],
         "datacard brown": ["datacard", "brown"],
         "predict (4 sentences)": ["predict", str(run), str(sentences)] if with_run else None,
+        **bad,
     }
 
 
 def timed(tree: Path, argv: list[str]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds) of one `orderbench` command run in `tree`."""
+    """(wall seconds, CPU seconds) of one `orderbench` command run in `tree`; a `train`
+    command (bad input) is timed to its first error line, and must fail."""
     env = {
         **os.environ,
         "PYTHONPATH": str(tree),
@@ -53,21 +71,24 @@ def timed(tree: Path, argv: list[str]) -> tuple[float, float]:
         "HF_HUB_OFFLINE": "1",
         "WANDB_MODE": os.environ.get("WANDB_MODE", "offline"),
     }
+    bad_input = argv[0] == "train"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "benchmark.cli", *argv],
-        cwd=tree,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    wall = time.perf_counter() - started
+    process = subprocess.Popen([sys.executable, "-m", "benchmark.cli", *argv], cwd=tree,
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True)  # fmt: skip
+    wall, lines = None, []
+    for line in process.stderr:
+        lines.append(line)
+        if bad_input and wall is None and FIRST_ERROR.match(line):
+            wall = time.perf_counter() - started
+    process.wait()
+    wall = wall if wall is not None else time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
-        raise RuntimeError(f"orderbench {' '.join(argv)} failed in {tree}: {last}")
+    if (process.returncode != 0) != bad_input:
+        last = ("".join(lines).strip().splitlines() or ["(nothing on stderr)"])[-1]
+        raise RuntimeError(f"orderbench {' '.join(argv)} ended with status "
+                           f"{process.returncode} in {tree}: {last}")  # fmt: skip
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu
 
@@ -88,7 +109,9 @@ def _bench(args: dict) -> int:
     with tempfile.TemporaryDirectory(prefix="orderbench-cli-") as folder:
         sentences = Path(folder) / "sentences.txt"
         sentences.write_text("\n".join(SENTENCES) + "\n", "utf-8")
-        for label, argv in commands(run, sentences).items():
+        for label, argv in commands(run, sentences, Path(folder) / "runs").items():
+            if args["only"] and label.split()[0] not in args["only"]:
+                continue
             if argv is None:
                 figures[label] = None
                 continue

@@ -7,7 +7,8 @@ For each size, a seeded corpus shaped like abstracts (`benchmark.bench.abstracts
 own, with one PyTorch thread:
 
 - `orderbench prepare dataset=jsonl` into an empty cache: its wall time and peak resident
-  set (the kernel's `ru_maxrss` of the process);
+  set (the kernel's `ru_maxrss` of the process); then the check a run makes of the entry
+  each time it maps it, beside the mapping itself (`benchmark/bench/cache_check.py`);
 - a training process, `python -m benchmark.train` with `lstm_ptrnet` (no word vectors)
   for `steps` steps (one epoch cut to `steps` batches, then two batches each of
   validation and test, no order discrimination), reading the entry just made: its peak
@@ -42,6 +43,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from benchmark.bench.abstracts_like import write_abstracts_like
+from benchmark.bench.cache_check import check_seconds
 from benchmark.bench.machine import load_average
 from benchmark.bench.table import markdown_table
 from benchmark.bench.throughput_probe import PROBE_COMMAND
@@ -159,6 +161,8 @@ def measure_size(size: int, args: dict) -> dict:
                         "model.embeddings=null"], logs / f"prepare-{size}.log")  # fmt: skip
     figures["prepare"] = asdict(prepared)
     figures["cache_bytes"] = sum(p.stat().st_size for p in cache.rglob("*") if p.is_file())
+    [entry] = [p for p in cache.iterdir() if not p.name.startswith(".")]
+    figures["cache_check"] = check_seconds(entry)
     for trainer in ("cpu", "ddp_cpu") if args["ddp"] else ("cpu",):
         runs = folder / f"runs-{size}-{trainer}"
         shutil.rmtree(runs, ignore_errors=True)
@@ -224,15 +228,19 @@ def _gb(value: float) -> str:
 
 def scale_table(sizes: list[dict]) -> str:
     headers = ["documents", "prepare s (CPU s)", "prepare peak RSS GB", "cache GB",
+               "map / check CPU s (file digests + documents' digest)",
                "training peak RSS GB", "training docs/s", "one process PSS GB (own heap)",
                "ddp_cpu 2 ranks summed PSS GB (own heaps)", "ddp / one"]  # fmt: skip
     rows = []
     for figures in sizes:
         cpu, ddp = figures["cpu"], figures.get("ddp_cpu")
+        check = {part: cell["cpu_seconds"] for part, cell in figures["cache_check"].items()}
         rows.append([
             f"{figures['documents']:,}",
             f"{figures['prepare']['seconds']:.0f} ({figures['prepare']['cpu_seconds']:.0f})",
             _gb(figures["prepare"]["peak_rss"]), _gb(figures["cache_bytes"]),
+            f"{check['map']:.2f} / {check['file_digests'] + check['documents_digest']:.2f} "
+            f"({check['file_digests']:.2f} + {check['documents_digest']:.2f})",
             _gb(cpu["peak_rss"]), f"{cpu['docs_per_s']:.0f}",
             f"{_gb(cpu['peak_pss_sum'])} ({_gb(cpu['peak_anon_sum'])})",
             f"{_gb(ddp['peak_pss_sum'])} ({_gb(ddp['peak_anon_sum'])})" if ddp else "—",

@@ -1,7 +1,10 @@
 """The run configuration, checked before any data is read or any epoch is trained.
 
-- types and ranges of the settings a run depends on (`SETTINGS`): epochs, beams, seeds,
-  batch sizes ... A value given on the command line arrives as whatever YAML makes of it
+- types and ranges of the settings a run depends on (`SETTINGS`, the one table of them:
+  epochs, beams, seeds, batch sizes, the DataModule's and the optimiser's settings, the
+  reader's options ...): every key a constructor of the run would check (Lightning's,
+  PyTorch's optimisers', the DataModule's, the vocabulary's, the reader's) is checked here
+  first. A value given on the command line arrives as whatever YAML makes of it
   (`seed=abc` is the string "abc"), so each is checked here rather than failing as a
   traceback somewhere in training, or after it;
 - keys added with `+` (or `++`) that nothing reads: a `+key=value` of a node that is not
@@ -29,11 +32,13 @@ import difflib
 import inspect
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from hydra.core.override_parser.overrides_parser import OverridesParser
-from hydra.utils import get_object
+from hydra.errors import InstantiationException
+from hydra.utils import get_object, instantiate
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
@@ -42,14 +47,89 @@ from benchmark.config.run_path import path_problems
 from benchmark.config.threads import AUTO, thread_count_problem
 from benchmark.metrics.corpus import corpus_metric_keys
 from benchmark.metrics.directions import HIGHER, direction
+from data.errors import DataFormatError
 from data.noise import has_noise, noise_setting
 from data.sampler import BUCKET_KEYS
+from data.splits import SPLIT_NAMES
 from data.tokenize import tokenizer_named
 from models.hyperparameters import setting_problems
 from models.registry import Preset, preset_names, preset_of, preset_settings
 
 _ABSENT = object()
-# key: (kind, lower bound, null allowed); kinds: int, number, bool
+
+
+@dataclass(frozen=True)
+class Check:
+    """A row of SETTINGS that a type and a lower bound cannot say: `problem(value)` is what
+    is wrong with a value (the line after the key), None when it is good; null passes
+    when `nullable`."""
+
+    problem: Callable[[object], str | None]
+    nullable: bool = False
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and not (
+        isinstance(value, float) and math.isnan(value))
+
+
+def _rate(closed: bool) -> Check:
+    """A number in [0, 1] (`closed`) or [0, 1)."""
+    bound = "1]" if closed else "1)"
+
+    def problem(value) -> str | None:
+        if _is_number(value) and 0 <= value and (value <= 1 if closed else value < 1):
+            return None
+        return f"expected a number in [0, {bound}, got {value!r}"
+
+    return Check(problem)
+
+
+def _betas(value) -> str | None:
+    """Adam's (beta1, beta2): two numbers in [0, 1)."""
+    if isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 2 \
+            and all(_is_number(v) and 0 <= v < 1 for v in value):
+        return None
+    shown = list(value) if isinstance(value, Sequence) and not isinstance(value, str) else value
+    return f"expected two numbers in [0, 1), got {shown!r}"
+
+
+def _split_names(value) -> str | None:
+    """`vocab_splits`: one or more of the dataset's splits (`data.processing`)."""
+    if isinstance(value, Sequence) and not isinstance(value, str) and value and all(
+            split in SPLIT_NAMES for split in value):
+        return None
+    shown = list(value) if isinstance(value, Sequence) and not isinstance(value, str) else value
+    return f"expected a non-empty list of {', '.join(SPLIT_NAMES)}, got {shown!r}"
+
+
+def _choice(choices: Sequence[str]) -> Check:
+    """One of `choices`."""
+
+    def problem(value) -> str | None:
+        return None if value in choices else f"must be one of {', '.join(choices)}, got {value!r}"
+
+    return Check(problem)
+
+
+def _reader(node) -> str | None:
+    """The reader's own checks of its options (its constructor reads no data): what it
+    refuses (ValueError), else None; an argument it does not take is said by
+    `key_problems`, data it cannot find when it reads."""
+    if not isinstance(node, DictConfig) or "_target_" not in node:
+        return None
+    try:
+        instantiate(node)
+    except InstantiationException as error:
+        cause = error.__cause__
+        if isinstance(cause, ValueError) and not isinstance(cause, DataFormatError):
+            return str(cause).splitlines()[0]
+    except Exception:  # whatever else is said where the reader is used
+        return None
+    return None
+
+
+# key: (kind, lower bound, null allowed), kinds int, number, bool; or a Check
 SETTINGS = {
     "seed": ("int", 0, False),
     "protocol_seed": ("int", 0, False),
@@ -71,6 +151,28 @@ SETTINGS = {
     "cuda_graphs": ("bool", None, False),
     "early_stopping.patience": ("int", 0, True),
     "model.optimizer.lr": ("number", 0, False),  # inf is let through: the NaN guard stops it
+    # what PyTorch's optimisers check when they are made (Adam, AdamW, Adadelta, Adagrad, SGD)
+    "model.optimizer.weight_decay": ("number", 0, False),
+    "model.optimizer.eps": ("number", 0, False),
+    "model.optimizer.betas": Check(_betas),
+    "model.optimizer.rho": _rate(closed=True),
+    "model.optimizer.momentum": ("number", 0, False),
+    "model.optimizer.lr_decay": ("number", 0, False),
+    "model.optimizer.initial_accumulator_value": ("number", 0, False),
+    # what the DataModule, its vocabulary and its loaders check (data/)
+    "dataset.datamodule.min_freq": ("int", 1, False),
+    "dataset.datamodule.max_vocab": ("int", 2, True),  # room for <pad> and <unk>
+    "dataset.datamodule.max_sentence_tokens": ("int", 1, False),
+    "dataset.datamodule.num_workers": ("int", 0, False),
+    "dataset.datamodule.drop_last": ("bool", None, False),
+    "dataset.datamodule.vocab_splits": Check(_split_names),
+    "dataset.datamodule.bucket_by": _choice(BUCKET_KEYS),
+    "dataset.reader": Check(_reader),
+    # what Lightning's Trainer checks
+    "trainer.accumulate_grad_batches": ("int", 1, False),
+    "trainer.check_val_every_n_epoch": ("int", 1, True),
+    "trainer.max_steps": ("int", -1, False),  # -1: no limit
+    "trainer.num_sanity_val_steps": ("int", -1, False),  # -1: all
     "include_trivial": ("bool", None, False),
     "evaluate_discrimination": ("bool", None, False),
     "rerun": ("bool", None, False),
@@ -84,7 +186,7 @@ OPTIONAL_KEYS = frozenset({
     "model.scheduler",
     "test_shuffles", "variant_tag", "verbose",
 })
-_OPTIMIZER_KEYS = frozenset({"model.optimizer.lr"})
+_OPTIMIZER = "model.optimizer."  # its settings are checked only when there is an optimizer
 _HYDRA_ARGS = frozenset({"_target_", "_partial_", "_args_", "_recursive_", "_convert_"})
 NODE_REFERENCE = re.compile(r"\$\{[^${}:]+\}")  # `${model.embedding_dim}`: another key's value
 
@@ -93,7 +195,14 @@ class ConfigError(ValueError):
     """A setting that cannot work; one line per problem, each naming its key."""
 
 
-def _value_problem(key: str, value, kind: str, low, nullable: bool) -> str | None:
+def _value_problem(key: str, value, rule) -> str | None:
+    """What is wrong with `value` for the SETTINGS row `rule` of `key`, said with the key."""
+    if isinstance(rule, Check):
+        if value is None:
+            return None if rule.nullable else f"{key}: must be set, got null"
+        problem = rule.problem(value)
+        return f"{key}: {problem}" if problem else None
+    kind, low, nullable = rule
     if value is None:
         return None if nullable else f"{key}: must be set, got null"
     expected = {"int": "an integer", "number": "a number", "bool": "true or false"}[kind]
@@ -102,8 +211,7 @@ def _value_problem(key: str, value, kind: str, low, nullable: bool) -> str | Non
     elif kind == "int":
         ok = isinstance(value, int) and not isinstance(value, bool)
     else:
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and not (
-            isinstance(value, float) and math.isnan(value))
+        ok = _is_number(value)
     if ok and low is not None and value < low:
         ok = False
     if ok:
@@ -131,7 +239,7 @@ def value_problems(cfg: DictConfig) -> list[str]:
     """One line per setting of SETTINGS (and `dataset.noise`, the tokenizer's name) with a
     bad type or range."""
     problems = []
-    for key, (kind, low, nullable) in SETTINGS.items():
+    for key, rule in SETTINGS.items():
         try:
             value = _select(cfg, key)
         except OmegaConfBaseException as error:
@@ -139,11 +247,12 @@ def value_problems(cfg: DictConfig) -> list[str]:
             continue
         if value is _ABSENT or _interpolated(cfg, key):
             continue  # checked where it comes from
-        if key in _OPTIMIZER_KEYS and _select(cfg, "model.optimizer._target_") in (_ABSENT, None):
+        if key.startswith(_OPTIMIZER) and _select(cfg, "model.optimizer._target_") in (
+                _ABSENT, None):
             continue  # an optimizer setting without an optimizer: nothing trains
         if key == "cpu_threads" and value == AUTO:
             continue  # the cores the job was given (benchmark.config.threads)
-        problem = _value_problem(key, value, kind, low, nullable)
+        problem = _value_problem(key, value, rule)
         if problem is None and key == "cpu_threads":
             problem = thread_count_problem(value)
         if problem:
@@ -160,10 +269,6 @@ def value_problems(cfg: DictConfig) -> list[str]:
             tokenizer_named(tokenizer)
         except ValueError as error:
             problems.append(f"dataset.datamodule.tokenizer: {error}")
-    bucket_by = _select(cfg, "dataset.datamodule.bucket_by")
-    if bucket_by is not _ABSENT and bucket_by not in BUCKET_KEYS:
-        problems.append(f"dataset.datamodule.bucket_by: must be one of "
-                        f"{', '.join(BUCKET_KEYS)}, got {bucket_by!r}")
     return problems
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
+
 from hydra import compose, initialize_config_dir
-from hydra.errors import HydraException
+from hydra.errors import HydraException, MissingConfigException
 from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
@@ -15,8 +17,16 @@ COMPOSE_ERRORS = (HydraException, OmegaConfBaseException)
 
 
 def compose_error(error: Exception) -> str:
-    """The message of a COMPOSE_ERRORS error, without Hydra's config search path."""
-    return str(error).split("Config search path:")[0].strip()
+    """The message of a COMPOSE_ERRORS error in one line, without Hydra's config search
+    path; an option that no config group has names the group and its options."""
+    options = getattr(error, "options", None)
+    if isinstance(error, MissingConfigException) and options:
+        group, _, name = str(error.missing_cfg_file).rpartition("/")
+        close = difflib.get_close_matches(name, options, n=1)
+        hint = f" (did you mean {group}={close[0]}?)" if close else ""
+        return (f"{group}={name}: no such option of the config group {group}{hint}; its "
+                f"options: {', '.join(options)}")  # fmt: skip
+    return " ".join(str(error).split("Config search path:")[0].split())
 
 
 def compose_config(overrides: list[str], return_hydra_config: bool = False) -> DictConfig:

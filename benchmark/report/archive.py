@@ -44,15 +44,31 @@ def _conflict(run: Run, target: Path) -> str | None:
     return None
 
 
+def _not_a_folder(path: Path) -> Path | None:
+    """The file on the way to the folder `path` (itself, or a parent that exists and is not
+    a folder), which would keep it from being made; None when it is a folder or can be."""
+    for place in (path, *path.parents):
+        if place.exists():
+            return None if place.is_dir() else place
+    return None
+
+
 def archive_runs(runs: str | Path, out: str | Path) -> tuple[list[Path], list[Path]]:
     """Copy every trusted finished run's `ARCHIVED_FILES` from `runs` to `out`; returns the
-    (new, already archived) run folders in `out`. Raises ValueError for a conflict (before
-    anything is copied) and FileNotFoundError for a `runs` that is not a folder."""
+    (new, already archived) run folders in `out`. Raises ValueError for a conflict or an
+    `out` (or a run's folder in it) that is a file (before anything is copied) and
+    FileNotFoundError for a `runs` that is not a folder."""
     runs, out = Path(runs).resolve(), Path(out).resolve()
     if out == runs or runs in out.parents:
         raise ValueError(f"out={out}: inside runs={runs}; give a folder outside it")
+    if (file := _not_a_folder(out)) is not None:
+        raise ValueError(f"out={out}: {file} is a file, not a folder; give a folder (it is "
+                         "made if it does not exist)")  # fmt: skip
     targets = [(run, out / run.path.relative_to(runs)) for run in collect_runs(runs)]
     for run, target in targets:
+        if (file := _not_a_folder(target)) is not None:
+            raise ValueError(f"{file}: a file where the archive needs a folder for the run "
+                             f"{run.path.relative_to(runs)}; move it away")  # fmt: skip
         if problem := _conflict(run, target):
             raise ValueError(problem)
     new, kept = [], []

@@ -113,7 +113,11 @@ def check_finished(run_dir: Path, record: dict, cfg: DictConfig) -> None:
     if recorded_documents_sha256(record) is None:
         return  # a record made before identities: nothing to compare
     try:
-        now = build_datamodule(cfg).documents_sha256()
+        datamodule = build_datamodule(cfg)
+        now = datamodule.documents_sha256()
+        if data_change(run_dir, record, now):  # a cache's manifest may be what is wrong:
+            datamodule.prepare_data()  # the documents read and checked say (data.cache)
+            now = datamodule.documents_sha256()
     except (OSError, InstantiationException) as error:  # not found, or not readable here
         first = str(error).strip().splitlines()[0]
         log.warning("%s: the run's data cannot be read here (%s), so it is not checked",

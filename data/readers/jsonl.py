@@ -100,6 +100,10 @@ class JsonlReader(OptionsReader):
             )
         return files
 
+    def files(self) -> list[Path]:
+        """The three files it reads; DatasetNotFoundError naming what is missing."""
+        return list(self._files().values())
+
     def fingerprint(self) -> dict:
         hashes = {split: file_sha256(path) for split, path in self._files().items()}
         return {"reader": self.KIND, "version": self.VERSION, "sha256": hashes}

@@ -77,6 +77,40 @@ def test_a_missing_jsonl_folder_is_one_line_with_status_2(launch, tmp_path: Path
                 ).exists()
 
 
+def test_missing_data_is_said_before_the_training_code_is_imported(tmp_path: Path):
+    """Issue 64: the first error line within a second or two, and no run folder."""
+    import subprocess
+
+    from repo_root import ROOT
+
+    probe = ("import sys, runpy; sys.argv = ['benchmark.train', *sys.argv[1:]]\n"
+             "try:\n    runpy.run_module('benchmark.train', run_name='__main__')\n"
+             "finally:\n    print(sorted(m for m in ('torch', 'pytorch_lightning') "
+             "if m in sys.modules))")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", probe, "dataset=jsonl",
+                           f"dataset.path={tmp_path / 'none'}", f"paths.runs={tmp_path / 'runs'}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 2 and done.stdout.strip() == "[]"
+    [line] = error_lines(done.stderr)
+    assert line.startswith(f"error: dataset directory {tmp_path / 'none'} not found")
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_finished_run_whose_data_moved_is_still_skipped_on_its_record(tmp_path: Path):
+    from benchmark.config.prelaunch import missing_data
+
+    cfg = compose_config(["dataset=jsonl", f"dataset.path={tmp_path / 'none'}",
+                          f"paths.runs={tmp_path / 'runs'}"], return_hydra_config=True)
+    assert "not found" in str(missing_data(cfg))
+    run_dir = Path(OmegaConf.select(cfg, "hydra.run.dir"))
+    run_dir.mkdir(parents=True)
+    (run_dir / "metrics.json").write_text("{}")
+    assert missing_data(cfg) is None  # the plan skips it, or says why not
+    with open_dict(cfg):
+        cfg.rerun = True
+    assert missing_data(cfg) is not None
+
+
 @pytest.mark.parametrize(("dataset", "problem"), [
     ("nips", "error: nips: {path} is not a folder"),
     ("accident", "error: accident: {path}/train is not a folder (folders there: none; name "
@@ -140,6 +174,73 @@ def test_dataset_noise_out_of_range_is_one_line_from_the_config_check(launch):
     assert line.startswith("dataset.noise must be one of 0, 1, 0/1") and line.endswith("got 2")
     status, stderr = launch("dataset=synthetic", "+experiment=tiny", "dataset.noise=2")
     assert status == 2 and error_lines(stderr) == [f"error: {line}"]
+
+
+@pytest.mark.parametrize("override", ["dataset.datamodule.min_freq=-1",
+                                      "dataset.datamodule.max_sentence_tokens=0",
+                                      "model.optimizer.weight_decay=-1"])
+def test_a_setting_a_constructor_checks_is_one_line_before_any_folder_is_made(
+    launch, tmp_path: Path, override: str
+):
+    """Issue 64: these were Hydra tracebacks after the data was loaded, with a run folder."""
+    key, _, value = override.partition("=")
+    expected = "an integer >= 1" if key.startswith("dataset") else "a number >= 0"
+    status, stderr = launch(*RUN_OVERRIDES, override)
+    assert status == 2 and error_lines(stderr) == [f"error: {key}: expected {expected}, got "
+                                                   f"{value}"]  # fmt: skip
+    assert stderr.count("\n") == 1 and not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    (["+dataset.datamodule.max_vocab=1"],
+     "dataset.datamodule.max_vocab: expected an integer >= 2, got 1"),
+    (["dataset.datamodule.num_workers=-1"],
+     "dataset.datamodule.num_workers: expected an integer >= 0, got -1"),
+    (["dataset.datamodule.drop_last=yes"],
+     "dataset.datamodule.drop_last: expected true or false, got 'yes'"),
+    (["+dataset.datamodule.vocab_splits=[train,dev]"],
+     "dataset.datamodule.vocab_splits: expected a non-empty list of train, valid, test, got "
+     "['train', 'dev']"),
+    (["+dataset.datamodule.vocab_splits=[]"],
+     "dataset.datamodule.vocab_splits: expected a non-empty list of train, valid, test, got []"),
+    (["+model.optimizer.eps=-1e-8"], "model.optimizer.eps: expected a number >= 0, got -1e-08"),
+    (["+model.optimizer.betas=[0.9,1.0]"],
+     "model.optimizer.betas: expected two numbers in [0, 1), got [0.9, 1.0]"),
+    (["model.optimizer._target_=torch.optim.Adadelta", "+model.optimizer.rho=1.5"],
+     "model.optimizer.rho: expected a number in [0, 1], got 1.5"),
+    (["model.optimizer._target_=torch.optim.SGD", "+model.optimizer.momentum=-0.9"],
+     "model.optimizer.momentum: expected a number >= 0, got -0.9"),
+    (["+trainer.accumulate_grad_batches=0"],
+     "trainer.accumulate_grad_batches: expected an integer >= 1, got 0"),
+    (["+trainer.max_steps=-2"], "trainer.max_steps: expected an integer >= -1, got -2"),
+    (["+dataset.reader.min_sentences=0"],
+     "dataset.reader: need 1 <= min_sentences <= max_sentences <= 20, got 0..7"),
+])
+def test_every_setting_a_constructor_checks_is_in_the_config_check(overrides, message):
+    """One table (`benchmark.config.checks.SETTINGS`) holds what the DataModule, the
+    vocabulary, the loaders, PyTorch's optimisers, Lightning's Trainer and the reader would
+    refuse once the run had begun."""
+    assert refused(overrides) == [message]
+
+
+def test_a_reader_that_cannot_find_its_data_is_left_to_the_run():
+    check(["dataset=jsonl", "dataset.path=/nonexistent"])  # said when the data is read
+
+
+@pytest.mark.parametrize(("override", "line"), [
+    ("model=lstm_pointer", "error: model=lstm_pointer: no such option of the config group model "
+                           "(did you mean model=lstm_ptrnet?); its options: attordernet, "),
+    ("+experiment=tinny", "error: experiment=tinny: no such option of the config group "
+                          "experiment (did you mean experiment=tiny?); its options: "),
+    ("trainer.max_epoch=3", "error: Could not override 'trainer.max_epoch'. To append to your "
+                            "config use +trainer.max_epoch=3"),
+])
+def test_a_config_that_does_not_compose_is_one_line_with_status_2(launch, tmp_path: Path,
+                                                                  override: str, line: str):
+    status, stderr = launch("dataset=synthetic", override)
+    assert status == 2 and stderr.count("\n") == 1
+    assert error_lines(stderr)[0].startswith(line)
+    assert not (tmp_path / "runs").exists()
 
 
 def test_an_unknown_tokenizer_is_one_line_from_the_config_check():

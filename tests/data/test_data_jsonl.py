@@ -9,7 +9,7 @@ import pytest
 from fixtures_data import small_jsonl_splits, write_jsonl_dataset
 
 from data.document import Document
-from data.errors import DataFormatError
+from data.errors import DataFormatError, json_lines
 from data.readers.jsonl import JsonlReader
 
 
@@ -45,6 +45,17 @@ def test_malformed_json_names_file_and_line(tmp_path: Path) -> None:
     root = write_split(tmp_path / "d", "train", [good, good.replace('"a"', '"b"'), '{"id": "c",'])
     with pytest.raises(DataFormatError, match=r"train\.jsonl:3: malformed JSON"):
         JsonlReader(str(root)).read_splits()
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", ""])
+def test_a_line_cut_short_is_malformed_at_its_last_column(tmp_path: Path, ending: str) -> None:
+    """The column is the line's, not that of the line break after it (issue 64)."""
+    cut = json.dumps({"id": "a", "sentences": ["A.", "B."]})[:-1]  # its closing brace lost
+    (tmp_path / "train.jsonl").write_text(cut + ending, encoding="utf-8", newline="")
+    with pytest.raises(DataFormatError) as caught:
+        list(json_lines(tmp_path / "train.jsonl"))
+    assert str(caught.value) == (f"{tmp_path / 'train.jsonl'}:1: malformed JSON (Expecting ',' "
+                                 f"delimiter at column {len(cut) + 1})")
 
 
 @pytest.mark.parametrize(

@@ -38,6 +38,19 @@ def test_the_corpora_never_go_into_the_repository(capsys):
     assert main(["reference=/nowhere", "nips=/nowhere"]) == 2
 
 
+def test_the_check_of_an_entry_is_timed_beside_its_mapping(tmp_path: Path):
+    from benchmark.bench.cache_check import check_seconds
+    from data.ordering_data import OrderingData
+    from data.readers.synthetic import SyntheticReader
+
+    data = OrderingData(SyntheticReader(n_train=30, n_valid=5, n_test=5), name="toy",
+                        cache_dir=str(tmp_path))  # fmt: skip
+    data.prepare_data()
+    seconds = check_seconds(data.cache_path, repeats=1)
+    assert set(seconds) == {"map", "file_digests", "documents_digest", "checked_load"}
+    assert all(cell["seconds"] >= 0 and cell["cpu_seconds"] >= 0 for cell in seconds.values())
+
+
 @pytest.mark.slow
 def test_a_small_measurement_end_to_end(tmp_path: Path, capsys):
     out = tmp_path / "scale.json"
@@ -46,5 +59,6 @@ def test_a_small_measurement_end_to_end(tmp_path: Path, capsys):
     [figures] = record["sizes"]
     assert figures["documents"] == 300 and figures["prepare"]["peak_rss"] > 0
     assert figures["cpu"]["docs_per_s"] > 0 and figures["cpu"]["peak_pss_sum"] > 0
+    assert figures["cache_check"]["checked_load"]["seconds"] > 0
     assert "| 300 " in capsys.readouterr().out
     assert not (tmp_path / "abstracts-300-seed0").exists()  # removed once measured

@@ -83,6 +83,28 @@ def test_archive_inside_the_runs_is_refused(tmp_path, capsys, inside):
     assert "inside runs=" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("out", ["kept", "kept/below"])
+def test_archive_into_a_file_is_one_line_naming_it(tmp_path, capsys, out):
+    runs = _runs(tmp_path)
+    (tmp_path / "kept").write_text("not a folder\n")
+    assert archive([str(runs), str(tmp_path / out)]) == 2
+    assert capsys.readouterr().err == (
+        f"orderbench archive: error: out={tmp_path / out}: {tmp_path / 'kept'} is a file, not "
+        "a folder; give a folder (it is made if it does not exist)\n")
+    assert (tmp_path / "kept").read_text() == "not a folder\n"
+
+
+def test_a_file_where_a_run_s_folder_goes_is_named_before_anything_is_copied(tmp_path, capsys):
+    runs, kept = _runs(tmp_path), tmp_path / "kept"
+    (kept / "brown").mkdir(parents=True)
+    (kept / "brown" / "lstm_ptrnet").write_text("")
+    assert archive([str(runs), str(kept)]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"orderbench archive: error: {kept / 'brown' / 'lstm_ptrnet'}: a file "
+                           "where the archive needs a folder for the run brown/")
+    assert not (kept / "brown" / "attordernet").exists()  # nothing copied
+
+
 def test_an_archived_record_still_vouches_for_itself(tmp_path, capsys):
     runs, kept = _runs(tmp_path), tmp_path / "kept"
     archive_runs(runs, kept)
