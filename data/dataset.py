@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from data.bucketing import bucket_sizes
 from data.columns import SplitColumns
 from data.example import Example, make_example
 from data.noise import Distractor, present, train_distractors
@@ -94,13 +95,5 @@ class OrderingDataset:
         )
 
     def sizes(self, bucket_by: str = "shape") -> np.ndarray:
-        """(documents, 2) sort keys for bucketing (`data.sampler.BUCKET_KEYS`): "shape",
-        sentences and longest truncated sentence of each document (the padded
-        (B, N, T) word-id batch); "tokens", the document's word tokens and its sentences
-        (the joined paragraph a pretrained paragraph encoder reads). Without distractors:
-        a batch may come out a sentence longer."""
-        if bucket_by == "tokens":
-            columns = [self.documents.document_tokens(), self.lengths]
-        else:
-            columns = [self.lengths, self.documents.longest_sentences(self.max_tokens)]
-        return np.stack(columns, axis=1).astype(np.int64)
+        """(documents, 2) sort keys for length-aware batches (`data.bucketing`)."""
+        return bucket_sizes(self.documents, self.lengths, self.max_tokens, bucket_by)

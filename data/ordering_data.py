@@ -49,7 +49,7 @@ from data.noise import eval_distractors, noise_setting
 from data.paths import PROCESSED_CACHE
 from data.processing import VOCAB_SPLITS, Prepared, documents_sha256, prepare_columns
 from data.readers import Reader, materialise, split_documents
-from data.sampler import BUCKET_KEYS
+from data.bucketing import BUCKET_KEYS
 from data.shuffle import eval_permutation
 from data.splits import SPLIT_NAMES
 from data.tokenize import DEFAULT_TOKENIZER, TOKENIZER_VERSION, tokenizer_named

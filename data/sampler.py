@@ -30,7 +30,6 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 from torch.utils.data import Sampler
 
-BUCKET_KEYS = ("shape", "tokens")  # what batches are sorted by (data.dataset.OrderingDataset.sizes)
 _BATCH_STREAM = 0xBA7  # separates batch shuffling from other seeded streams
 
 Key = tuple[int, int]  # (document index, epoch)

@@ -49,7 +49,7 @@ from benchmark.metrics.corpus import corpus_metric_keys
 from benchmark.metrics.directions import HIGHER, direction
 from data.errors import DataFormatError
 from data.noise import has_noise, noise_setting
-from data.sampler import BUCKET_KEYS
+from data.bucketing import BUCKET_KEYS
 from data.splits import SPLIT_NAMES
 from data.tokenize import tokenizer_named
 from models.hyperparameters import setting_problems
