@@ -41,6 +41,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
+from data.bucketing import BUCKET_KEYS
 from data.cache import ProcessedData, load_or_build, stored_documents_sha256
 from data.columns import SplitColumns
 from data.dataset import FixedPermutations, OrderingDataset
@@ -49,7 +50,6 @@ from data.noise import eval_distractors, noise_setting
 from data.paths import PROCESSED_CACHE
 from data.processing import VOCAB_SPLITS, Prepared, documents_sha256, prepare_columns
 from data.readers import Reader, materialise, split_documents
-from data.bucketing import BUCKET_KEYS
 from data.shuffle import eval_permutation
 from data.splits import SPLIT_NAMES
 from data.tokenize import DEFAULT_TOKENIZER, TOKENIZER_VERSION, tokenizer_named

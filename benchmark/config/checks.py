@@ -47,9 +47,9 @@ from benchmark.config.run_path import path_problems
 from benchmark.config.threads import AUTO, thread_count_problem
 from benchmark.metrics.corpus import corpus_metric_keys
 from benchmark.metrics.directions import HIGHER, direction
+from data.bucketing import BUCKET_KEYS
 from data.errors import DataFormatError
 from data.noise import has_noise, noise_setting
-from data.bucketing import BUCKET_KEYS
 from data.splits import SPLIT_NAMES
 from data.tokenize import tokenizer_named
 from models.hyperparameters import setting_problems
