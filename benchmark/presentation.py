@@ -19,13 +19,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark import cli_commands
-from benchmark.cli_arguments import EXIT_BAD_INPUT, report_error, warnings_printed
+from benchmark.cli_arguments import EXIT_BAD_INPUT, report_error
 from benchmark.cli_commands import PRESENTATION
 from benchmark.evaluate import evaluate_order
-from benchmark.records.atomic_io import ForeignFilesError, atomic_write_group
+from benchmark.records.atomic_io import atomic_write_group
 from benchmark.records.run_collection import group_runs
-from benchmark.report.command_runs import collect_runs_for
+from benchmark.report.command_runs import Report, run_report
 from benchmark.report.presentation_spread import (
     RowName,
     presentation_figures,
@@ -87,28 +86,21 @@ def markdown(groups: dict, figures, presentations: int) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return PRESENTATION.run(argv, _report)
+    return run_report(PRESENTATION, argv, _report)
 
 
-def _report(args: dict) -> int:
-    prog = PRESENTATION.prog
-    runs_dir = Path(args["runs"])
-    out = cli_commands.report_dir(runs_dir, args["out"] and Path(args["out"]))
+def _report(report: Report, args: dict) -> int:
+    out = report.out
     known = read_known(out / CSV_NAME)
-    runs = collect_runs_for(prog, runs_dir)
     groups = {RowName(f"{dataset}: {preset}/{variant}", preset): members
-              for (dataset, preset, variant), members in group_runs(runs).items()}  # fmt: skip
-    decode = PresentedDecoder(prog)
-
-    with warnings_printed(prog, on_error=False):
-        figures = presentation_figures(groups, args["presentations"], known, decode)
-    try:  # what was decoded is kept, also when another run could not be
-        paths = atomic_write_group(out, {
-            CSV_NAME: figures.to_csv(index=False, float_format="%.6g"),
-            MARKDOWN_NAME: markdown(groups, figures, args["presentations"]),
-        })  # fmt: skip
-    except (ForeignFilesError, OSError) as error:
-        return report_error(prog, error)
+              for (dataset, preset, variant), members in group_runs(report.runs).items()}
+    decode = PresentedDecoder(report.prog)
+    figures = presentation_figures(groups, args["presentations"], known, decode)
+    # what was decoded is kept, also when another run could not be
+    paths = atomic_write_group(out, {
+        CSV_NAME: figures.to_csv(index=False, float_format="%.6g"),
+        MARKDOWN_NAME: markdown(groups, figures, args["presentations"]),
+    })  # fmt: skip
     print(f"{decode.decoded} presentations decoded, {len(figures)} figures -> "
           f"{', '.join(map(str, paths))}")
     return decode.report_failed(out / CSV_NAME)

@@ -16,13 +16,14 @@ import warnings
 from typing import TYPE_CHECKING
 
 from benchmark.metrics.corpus import NoScorableDocumentsWarning, score_records, summarise
+from benchmark.metrics.registry import HEADLINE
 
 if TYPE_CHECKING:
     from torch import nn
 
     from models.blocks.paragraph_transformer import PretrainedParagraphEncoder
 
-SCORED = ("tau", "pmr", "acc", "n_docs")  # the figures given of the cut documents
+SCORED = (*HEADLINE, "n_docs")  # the figures given of the cut documents
 
 
 def paragraph_encoder(net: nn.Module, model: str) -> PretrainedParagraphEncoder:

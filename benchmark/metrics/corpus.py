@@ -39,15 +39,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmark.metrics.directions import LOWER_IS_BETTER as LOWER_IS_BETTER  # re-exported
+from benchmark.metrics.registry import HEADLINE_ACCURACY as HEADLINE_ACCURACY  # re-exported
 from benchmark.metrics.registry import NOISE_METRICS, ORDER_METRICS, POOLED_METRICS
 from benchmark.metrics.sentence_ids import Ids, as_list, document_problems
 
 # Key of the per-document record holding the number of gold sentences (a count).
 N_SENTENCES = "n_sentences"
-# The accuracy a leaderboard reads: the per-document mean (docs/design.md, section 4: corpus
-# figures are means over documents unless named `_pooled`); acc_pooled is reported beside
-# it for tables that pooled positions over the corpus.
-HEADLINE_ACCURACY = "acc"
 
 TRIVIAL_EXCLUDED = "excluded"
 TRIVIAL_COUNTED_PERFECT = "counted_perfect"

@@ -60,6 +60,14 @@ class Metric:
     pools: str | None = None  # a `pooled` figure: the per-document figure it pools
 
 
+# The figures every summary shows first, in this order (a leaderboard's intervals, the console
+# after a run, a presentation's spread, the figures of cut documents): Kendall's tau, PMR and
+# the per-document accuracy (docs/design.md, section 4: corpus figures are means over
+# documents unless named `_pooled`; acc_pooled is reported beside it for the tables that
+# pooled positions over the corpus, docs/metrics.md).
+HEADLINE_ACCURACY = "acc"
+HEADLINE: tuple[str, ...] = ("tau", "pmr", HEADLINE_ACCURACY)
+
 METRICS: tuple[Metric, ...] = (  # in report order
     Metric("tau", HIGHER, SIGNED, MEAN, "Kendall's τ (−1 to 1)", order=kendall_tau),
     Metric("acc", HIGHER, RATE, MEAN, "accuracy (fraction)", order=position_accuracy),

@@ -61,11 +61,10 @@ import pandas as pd
 from scipy import stats
 
 from benchmark import cli_commands
-from benchmark.cli_arguments import EXIT_BAD_INPUT, report_error, warnings_printed
 from benchmark.cli_commands import LEADERBOARD
-from benchmark.metrics.corpus import HEADLINE_ACCURACY
 from benchmark.metrics.directions import HIGHER, direction, is_better, metric_range
-from benchmark.records.atomic_io import ForeignFilesError, atomic_write_text, replace_folder
+from benchmark.metrics.registry import HEADLINE
+from benchmark.records.atomic_io import atomic_write_text, replace_folder
 from benchmark.records.comparability import (
     protocol_groups,
     protocol_labels,
@@ -77,14 +76,14 @@ from benchmark.records.run_collection import (
     group_runs,
     metric_order,
 )
-from benchmark.report.command_runs import collect_runs_for
+from benchmark.report.command_runs import Report, run_report
 from benchmark.report.leaderboard_markdown import to_markdown
 from benchmark.report.wandb_export import log_leaderboard
 from benchmark.stats.bootstrap import CI_ALPHA
 from benchmark.stats.multiple_testing import holm
 from benchmark.stats.seeded_paired import MIN_SEEDS, SeededRow, compare_seeded, load_row
 
-MAIN_METRICS = ("tau", "pmr", HEADLINE_ACCURACY)
+MAIN_METRICS = HEADLINE
 RANK_METRIC = "tau"
 CSV_NAME = "leaderboard.csv"
 MARKDOWN_NAME = "leaderboard.md"
@@ -408,26 +407,16 @@ def write_leaderboard(table: pd.DataFrame, out_dir: str | Path) -> tuple[Path, P
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return LEADERBOARD.run(argv, _write_leaderboard)
+    return run_report(LEADERBOARD, argv, _write_leaderboard)
 
 
-def _write_leaderboard(args: dict) -> int:
-    prog = LEADERBOARD.prog
-    runs_dir, out = Path(args["runs"]), args["out"] and Path(args["out"])
-    runs = collect_runs_for(prog, runs_dir)
-    with warnings_printed(prog):
-        table = build_leaderboard(runs, args["resamples"], args["seed"], args["reference"])
-    if table.empty:
-        print(f"{prog}: error: no finished run under {runs_dir}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    try:
-        paths = write_leaderboard(table, cli_commands.report_dir(runs_dir, out))
-    except (ForeignFilesError, OSError) as error:  # a read-only or foreign folder
-        return report_error(prog, error)
+def _write_leaderboard(report: Report, args: dict) -> int:
+    table = build_leaderboard(report.runs, args["resamples"], args["seed"], args["reference"])
+    paths = write_leaderboard(table, report.out)
     if args["wandb"]:
-        for note in log_leaderboard(table, runs):
-            print(f"{prog}: note: no predictions table for {note}", file=sys.stderr)
-    print(f"{len(table)} rows from {len(runs)} runs -> {', '.join(map(str, paths))}")
+        for note in log_leaderboard(table, report.runs):
+            print(f"{report.prog}: note: no predictions table for {note}", file=sys.stderr)
+    print(f"{len(table)} rows from {len(report.runs)} runs -> {', '.join(map(str, paths))}")
     return 0
 
 

@@ -40,16 +40,15 @@ from typing import NamedTuple
 import numpy as np
 from matplotlib.figure import Figure
 
-from benchmark import cli_commands
-from benchmark.cli_arguments import EXIT_BAD_INPUT, report_error
+from benchmark.cli_arguments import report_error
 from benchmark.cli_commands import PLOTS
 from benchmark.metrics.breakdowns import LENGTH_LABELS, breakdowns, length_bucket, meta_value
 from benchmark.metrics.breakdowns import MISSING as MISSING_META
-from benchmark.records.atomic_io import ForeignFilesError, replace_folder
+from benchmark.records.atomic_io import replace_folder
 from benchmark.records.run_collection import DEFAULT_VARIANT, Run
 from benchmark.report.ablation_studies import Ablation, StudyDefinitionError, ablation_studies
 from benchmark.report.ablations import ablation_levels, compared_levels
-from benchmark.report.command_runs import collect_runs_for
+from benchmark.report.command_runs import Report, run_report
 from benchmark.report.leaderboard import MAIN_METRICS, summarise_row
 from benchmark.report.plot_style import metric_label, new_figure, preset_colour, save_png
 from benchmark.report.wandb_export import log_plots
@@ -398,22 +397,15 @@ def summarised(notes: list[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return PLOTS.run(argv, _write_plots)
+    return run_report(PLOTS, argv, _write_plots, sub="plots")
 
 
-def _write_plots(args: dict) -> int:
-    prog = PLOTS.prog
-    runs_dir, out = Path(args["runs"]), args["out"] and Path(args["out"])
-    runs = collect_runs_for(prog, runs_dir)
+def _write_plots(report: Report, args: dict) -> int:
+    prog, runs, target = report.prog, report.runs, report.out
     try:
         ablation_studies()
     except StudyDefinitionError as error:
-        print(f"{prog}: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    if not runs:
-        print(f"{prog}: error: no finished run under {runs_dir}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    target = cli_commands.report_dir(runs_dir, out, "plots")
+        return report_error(prog, error)
     drawn: dict[str, Path] = {}
     notes: list[str] = []
 
@@ -422,10 +414,7 @@ def _write_plots(args: dict) -> int:
         drawn.update(made)
         notes.extend(said)
 
-    try:
-        replace_folder(target, fill, own=lambda name: name.endswith(PNG), what=prog)
-    except (ForeignFilesError, OSError) as error:  # a read-only or foreign folder
-        return report_error(prog, error)
+    replace_folder(target, fill, own=lambda name: name.endswith(PNG), what=prog)
     written = {name: target / path.name for name, path in drawn.items()}
     for note in summarised(notes):
         print(f"{prog}: note: {note}")

@@ -21,11 +21,12 @@ from typing import NamedTuple, Protocol
 
 import pandas as pd
 
+from benchmark.metrics.registry import HEADLINE
 from benchmark.records.comparability import protocol_of
 from benchmark.records.run_collection import Run
 from models.registry import get_preset
 
-COLUMNS = ("row", "preset", "seed", "config_id", "protocol_seed", "tau", "pmr", "acc")
+COLUMNS = ("row", "preset", "seed", "config_id", "protocol_seed", *HEADLINE)
 # (run folder, protocol seed) -> its test figures, or None where it could not be decoded
 Decode = Callable[[Path, int], "dict | None"]
 
@@ -78,7 +79,7 @@ def presentation_figures(
                     continue
                 lines.append({"row": row.label, "preset": row.preset, "seed": run.seed,
                               "config_id": run.config_id, "protocol_seed": seed,
-                              **{key: figures[key] for key in ("tau", "pmr", "acc")}})  # fmt: skip
+                              **{key: figures[key] for key in HEADLINE}})  # fmt: skip
     return pd.DataFrame(lines, columns=list(COLUMNS))
 
 

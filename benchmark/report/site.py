@@ -33,14 +33,13 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmark import cli_commands
-from benchmark.cli_arguments import EXIT_BAD_INPUT, UsageError, report_error
+from benchmark.cli_arguments import UsageError, report_error
 from benchmark.cli_commands import SITE
 from benchmark.config.config_folders import SOURCE_ROOT
-from benchmark.records.atomic_io import ForeignFilesError, atomic_write_bytes, replace_folder
+from benchmark.records.atomic_io import atomic_write_bytes, replace_folder
 from benchmark.records.run_collection import LeftOut, Run
 from benchmark.records.run_record import RECORD_NAME, git_commit
-from benchmark.report.command_runs import collect_runs_for
+from benchmark.report.command_runs import Report, run_report
 from benchmark.report.leaderboard import build_leaderboard
 from benchmark.report.site_charts import bundle_name, vega_bundle
 from benchmark.report.site_corpus import Corpus, corpus_body, refused_list
@@ -192,32 +191,33 @@ def write_site(out: Path, files: dict[str, str], build: Build) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return SITE.run(argv, _write_site)
+    return run_report(SITE, argv, _write_site, sub="site", check=_check)
 
 
-def _write_site(args: dict) -> int:
-    prog = SITE.prog
-    runs_dir = Path(args["runs"])
-    out = cli_commands.report_dir(runs_dir, args["out"] and Path(args["out"]), "site")
+def _check(args: dict, out: Path) -> None:
+    """The text policy and the references, before any run is read."""
     if args["text"] == ALL and committable(out):
         raise UsageError(f"text=all: {out} lies where git would commit it, and the site would "
                          "hold the text of corpora that may not be published; write it to a "
                          "git-ignored folder (the default, RUNS/reports/site) or outside")
+    try:
+        References(args["reference"])
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def _write_site(report: Report, args: dict) -> int:
+    runs_dir, out, runs, refused = report.runs_dir, report.out, report.runs, report.left_out
     named = References(args["reference"])
-    refused: list[LeftOut] = []
-    runs = collect_runs_for(prog, runs_dir, refused)
-    if not runs:
-        print(f"{prog}: error: no finished run under {runs_dir}", file=sys.stderr)
-        return EXIT_BAD_INPUT
     found = corpora(runs, refused, named, args["resamples"], args["seed"])
     for corpus in found:
         for note in corpus.notes:
-            print(f"{prog}: warning: {note}", file=sys.stderr)
+            report.warn(note)
     build = Build(git_commit(), str(runs_dir), args["text"], bundle_name())
     try:
         target = write_site(out, site_files(found, refused, build), build)
-    except (ForeignFilesError, OSError, ValueError) as error:
-        return report_error(prog, error)
+    except ValueError as error:
+        return report_error(report.prog, error)
     size = sum(path.stat().st_size for path in target.rglob("*") if path.is_file())
     print(f"{len(found)} corpus pages, {len(runs)} run pages, {len(refused)} records refused "
           f"-> {target / 'index.html'} ({size / 1e6:.1f} MB)")

@@ -28,6 +28,7 @@ import pytorch_lightning as pl
 from pytorch_lightning.callbacks import Callback, RichProgressBar
 
 from benchmark.config.resolvers import VALID_PREFIX
+from benchmark.metrics.registry import HEADLINE
 
 VERBOSE_ENV = "ORDERBENCH_VERBOSE"
 # the libraries' loggers that print device lines, tips, checkpoint restores and seeds
@@ -37,7 +38,7 @@ LIBRARY_LOGGERS = ("pytorch_lightning", "lightning", "lightning_fabric", "lightn
 FOLDED_LOGGERS = ("data.cache", "data.processing", "data.ordering_data", "data.embeddings")
 # packages whose INFO lines reach the quiet console (others: warnings and errors only)
 OWN_PACKAGES = ("benchmark", "data", "models", "hydra_plugins", "__main__")
-SUMMARY_METRICS = ("tau", "pmr", "acc", "disc_acc")
+SUMMARY_METRICS = (*HEADLINE, "disc_acc")
 NOISE_METRICS = ("pm_f", "noise_acc")  # with distractors (dataset.noise), after tau, pmr, acc
 
 log = logging.getLogger(__name__)

@@ -313,7 +313,7 @@ def test_the_models_commands_print_their_tables(capsys):
     out = capsys.readouterr().out
     assert out.startswith("| preset | trainable total |") and "| `lstm_ptrnet` |" in out
     assert main(["presets"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1].startswith("free:")
+    assert capsys.readouterr().out.splitlines()[-1].startswith("free colours:")
 
 
 def test_bench_tsort_prints_its_table(capsys):
