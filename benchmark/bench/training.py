@@ -43,7 +43,12 @@ def training_throughput(
     optimizer = task.configure_optimizers()
     if isinstance(optimizer, dict):  # with a learning-rate schedule (not stepped here)
         optimizer = optimizer["optimizer"]
-    batches = _epochs(datamodule)
+    batches = training_batches(datamodule)
+
+    def autocasted(batch: dict) -> torch.Tensor:
+        with autocast(device, precision):
+            return loss_of(batch)
+
     reset_peak_memory(device)
     load = step = 0.0
     docs = tokens = 0
@@ -57,13 +62,7 @@ def training_throughput(
         batch = to_device(next(batches), device)
         synchronize(device)
         loaded = time.perf_counter()
-        with autocast(device, precision):
-            loss = loss_of(batch)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        if clip:
-            torch.nn.utils.clip_grad_norm_(net.parameters(), clip)
-        optimizer.step()
+        train_step(autocasted, net, optimizer, batch, clip)
         synchronize(device)
         if index >= warmup:
             load += loaded - start
@@ -89,7 +88,20 @@ def training_throughput(
     }
 
 
-def _epochs(datamodule) -> Iterator[dict]:
+def train_step(loss_of, net, optimizer, batch: dict, clip: float | None) -> torch.Tensor:
+    """One training step as the LightningModule takes it: `loss_of(batch)` (the loss,
+    compiled or not), backward, gradient clipping at `clip` (None: none), the optimiser's
+    update -> the loss."""
+    loss = loss_of(batch)
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    if clip:
+        torch.nn.utils.clip_grad_norm_(net.parameters(), clip)
+    optimizer.step()
+    return loss
+
+
+def training_batches(datamodule) -> Iterator[dict]:
     """The training loader's batches, epoch after epoch."""
     for epoch in itertools.count():
         datamodule.set_epoch(epoch)
