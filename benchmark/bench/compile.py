@@ -56,13 +56,18 @@ from benchmark.config.compose import compose_config
 from benchmark.config.config_folders import SOURCE_ROOT as ROOT
 from benchmark.config.config_folders import group_files
 from benchmark.records.atomic_io import atomic_write_text
+from benchmark.training.cuda_graphs import CompiledLoss
+from models.batch import PREPARED
+from models.blocks.eager_lstm import EAGER_LSTM
 
 NIPS_FOLDER = "nips_nseg"  # under $ORDERBENCH_DATASETS
 STORE_OFF = {  # the pretrained encoders' vector stores off: no state from earlier runs
     "minilm_ptrnet": ["++model.net.minilm_store=null"],
     "minilm_finetune": ["++model.net.encoder_store=null"],
 }
-ALLOWED_BREAK = "Attempted to wrap RNN, GRU, or LSTM"  # PyTorch's own: nn.LSTM is not traced
+# the breaks at an nn.LSTM, which PyTorch does not trace: at a call kept eager
+# (`models.blocks.eager_lstm`), or PyTorch's own at any other access to one
+ALLOWED_BREAKS = (EAGER_LSTM, "Attempted to wrap RNN, GRU, or LSTM")
 
 
 def default_targets() -> list[str]:
@@ -136,10 +141,12 @@ def _shape(batch: dict) -> list[int]:
     return list(batch["tokens"].shape)
 
 
-def eager_pass(task, batches: list[dict], clip: float | None) -> dict:
+def eager_pass(task, loader_batches: list[dict], clip: float | None) -> dict:
     """The eager steps: seconds, and the second step's syncs and operators."""
     net = task.net.train()
+    task.compile_step = task.cuda_graphs = False
     optimizer = optimizer_of(task)
+    batches = [task.host_side(batch, training=True) for batch in loader_batches]
     times, counted = [], None
     for index, batch in enumerate(batches):
         start = time.perf_counter()
@@ -151,11 +158,25 @@ def eager_pass(task, batches: list[dict], clip: float | None) -> dict:
         times.append(time.perf_counter() - start)
     return {
         "s_per_step": round(statistics.median(times[1:] or times), 4),
+        "buckets": "length buckets planned on the host" if batches[0][PREPARED].get("plan")
+        else "one call",
         "host_syncs": counted.count if counted else None,
         "host_syncs_by_line": dict(counted.found.most_common()) if counted else {},
         "operators_per_step": counted.operators if counted else None,
         "counted_shape": _shape(batches[1]) if counted else None,
     }
+
+
+def lstm_break(reason: str) -> bool:
+    """Whether a graph break is one at an nn.LSTM (`ALLOWED_BREAKS`)."""
+    return any(allowed in reason for allowed in ALLOWED_BREAKS)
+
+
+def _reason(text: str) -> str:
+    """A break's reason in one line: its first line, and the eager LSTM's name where it
+    is one."""
+    first = text.strip().splitlines()[0][:200]
+    return f"{first} ({EAGER_LSTM})" if EAGER_LSTM in text else first
 
 
 def _frame(reason) -> str:
@@ -167,22 +188,35 @@ def _frame(reason) -> str:
     return "outside the suite"
 
 
-def graphs(net, batch: dict) -> dict:
-    """`torch._dynamo.explain` of `net.loss(batch)`: graphs, breaks with reasons."""
+def graphs(task, loader_batch: dict) -> dict:
+    """`torch._dynamo.explain` of `net.loss(batch)`, the batch prepared for the default
+    (eager) step: graphs, breaks with reasons."""
     torch._dynamo.reset()
+    net, batch = task.net, task.host_side(loader_batch, training=True)
     try:
         explained = torch._dynamo.explain(net.loss)(batch)
     except Exception as error:  # the tracer's own crash, recorded
         return {"error": f"{type(error).__name__}: {str(error).splitlines()[0][:300]}"}
-    breaks = [{"reason": reason.reason.strip().splitlines()[0][:300], "where": _frame(reason)}
+    breaks = [{"reason": _reason(reason.reason), "where": _frame(reason)}
               for reason in explained.break_reasons]  # fmt: skip
     return {
         "graphs": explained.graph_count,
         "breaks": len(breaks),
         "break_reasons": breaks,
-        "breaks_outside_lstm": sum(ALLOWED_BREAK not in item["reason"] for item in breaks),
+        "breaks_outside_lstm": sum(not lstm_break(item["reason"]) for item in breaks),
         "graph_operators": explained.op_count,
     }
+
+
+def padding(batches: list[dict]) -> dict:
+    """The share of padded positions of the batches' (B, N, T) token tensors and (B, N)
+    sentence slots."""
+    tokens = sum(batch["tokens"].numel() for batch in batches)
+    slots = sum(batch["sentence_mask"].numel() for batch in batches)
+    real_tokens = sum(int(batch["token_lengths"].sum()) for batch in batches)
+    real_slots = sum(int(batch["sentence_mask"].sum()) for batch in batches)
+    return {"tokens": round(1 - real_tokens / tokens, 4),
+            "sentences": round(1 - real_slots / slots, 4)}
 
 
 class CountingBackend:
@@ -198,14 +232,18 @@ class CountingBackend:
         return self.backend(graph, example_inputs)
 
 
-def compiled_pass(task, batches: list[dict], clip: float | None, inductor: bool) -> dict:
-    """The same steps with the loss compiled: graphs compiled at each step, the
-    recompilations after the first, seconds of the steps that compiled and of the others."""
+def compiled_pass(task, loader_batches: list[dict], clip: float | None, inductor: bool) -> dict:
+    """The same steps as `compile: true` trains them (the loss compiled, batches padded to
+    their buckets; the update compiled where the learning rate is constant): graphs
+    compiled at each step, the recompilations after the first, seconds of the steps that
+    compiled and of the others."""
     torch._dynamo.reset()
     net = task.net.train()
-    optimizer = optimizer_of(task)
     backend = CountingBackend("inductor" if inductor else "eager")
-    loss_of = torch.compile(net.loss, backend=backend)
+    loss_of = CompiledLoss(net, "cpu", backend=backend)
+    task.compile_step = inductor  # the update compiled too
+    optimizer = optimizer_of(task)
+    batches = [loss_of.prepare(batch) for batch in loader_batches]  # as the task's host side
     compiling, steady, recompiled = [], [], []
     first = 0
     for index, batch in enumerate(batches):
@@ -225,6 +263,8 @@ def compiled_pass(task, batches: list[dict], clip: float | None, inductor: bool)
         (compiling if new else steady).append(seconds)
     result = {
         "backend": "inductor" if inductor else "eager",
+        "shapes": len(loss_of.shapes),
+        "padding": padding(batches),
         "graphs_first_step": first,
         "recompilations": sum(item["graphs"] for item in recompiled),
         "recompiled_at": recompiled,
@@ -254,8 +294,9 @@ def measure(target: str, settings: dict, synthetic: Path | None) -> dict:
         "shapes": len({tuple(_shape(batch)) for batch in batches}),
         "trainable_params": sum(p.numel() for p in net.parameters() if p.requires_grad),
     }
+    result["padding"] = padding(batches)
     result["eager"] = eager_pass(task, batches, clip)
-    result["explain"] = graphs(net, batches[0])
+    result["explain"] = graphs(task, batches[0])
     result["compiled"] = compiled_pass(task, batches, clip, settings["compiled"])
     eager, compiled = result["eager"]["s_per_step"], result["compiled"].get("s_per_step")
     if eager and compiled:

@@ -9,8 +9,9 @@ whose result the host must read (`_local_scalar_dense`: `.item()`, `bool(tensor)
 (`nonzero`, `masked_select`, `unique`, `bincount`, `repeat_interleave` without its output
 size, indexing with a boolean mask). A function mode (`TorchFunctionMode`) sees the tensor
 methods called from Python: `.cpu()`, `.tolist()`, `.numpy()` and `.to("cpu")`, which
-copy a device tensor to the host; on a CPU tensor they dispatch nothing, so the dispatch
-mode alone would miss them. Everything is counted whatever the device, so a CPU run
+copy a device tensor to the host, and `torch.tensor(data, device=...)`, which copies host
+data to a device and waits for it; on a CPU they dispatch nothing, so the dispatch mode
+alone would miss them. Everything is counted whatever the device, so a CPU run
 counts what the same code would synchronise on a GPU (a path taken only on a GPU is
 counted only there). Each sync is filed under its operator and the line of the suite's
 code (`models/`, `benchmark/`, `data/`) that called it.
@@ -36,6 +37,9 @@ SYNC_OPS = frozenset({  # ATen operators whose result the host must wait for
 MASK_INDEXED = frozenset({aten.index.Tensor, aten.index_put.default, aten.index_put_.default,
                           aten._index_put_impl_.default})  # fmt: skip
 HOST_COPIES = frozenset({"cpu", "tolist", "numpy"})  # tensor methods that read it on the host
+# host data copied to a device (a `device=` given): a blocking copy, the host waits for the
+# stream first (PyTorch synchronises a non-pinned copy that is not `non_blocking`)
+FROM_HOST = frozenset({torch.tensor, torch.as_tensor})
 # (`.to("cpu")` too, where the tensor is on another device)
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 OWN = tuple(str(ROOT / room) for room in ("models", "benchmark", "data"))
@@ -100,9 +104,14 @@ class _Functions(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         name = getattr(func, "__name__", "")
-        if _to_host(name, args, kwargs or {}) and args and isinstance(args[0], torch.Tensor):
+        kwargs = kwargs or {}
+        if _to_host(name, args, kwargs) and args and isinstance(args[0], torch.Tensor):
             self.owner.found[f"Tensor.{name} @ {_caller()}"] += 1
-        return func(*args, **(kwargs or {}))
+        elif func in FROM_HOST and kwargs.get("device") is not None and args and not (
+            isinstance(args[0], torch.Tensor)
+        ):
+            self.owner.found[f"torch.{name} @ {_caller()}"] += 1
+        return func(*args, **kwargs)
 
 
 class HostSyncs:
