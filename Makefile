@@ -34,7 +34,7 @@ COMMA      := ,
 SPACE      := $(subst ,, )
 
 .PHONY: help setup train test test-slow weights data lint docs leaderboard plots site browser bench \
-	bench-cli bench-scale sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction \
+	bench-cli bench-compile bench-scale sweep sweep-local sweep-list sweep-summary slurm-up slurm-down slurm-test reproduction \
 	reproduction-report nips nips-report gpu-kit gpu-check
 
 # variables `make help` shows with their values
@@ -115,6 +115,9 @@ gpu-kit: setup  ## gather into KIT=$(KIT) what a GPU machine lacks for `make gpu
 
 gpu-check:  ## on a GPU machine, from the kit: bench, a NIPS run, DDP, bf16, runs sharing the GPU, CUDA graphs, in one timed command; DEVICE=cpu: its dry run here, in small (record and log into the folder OUT names, else results/bench)
 	$(CHECK_PY) -m benchmark.bench.gpu_check device=$(DEVICE) kit=$(KIT) $(ARGS)
+
+bench-compile: setup  ## graphs, graph breaks, recompilations, host syncs and operators of every preset's training step, compiled against eager seconds, on the NIPS abstracts (ORDERBENCH_DATASETS) -> the record in results/bench/, compile-<date>.json (ARGS="targets=... steps=50 compiled=false")
+	OMP_NUM_THREADS=1 $(OB) bench compile $(ARGS)
 
 bench-cli: setup  ## start-up time of the commands that do not train (ARGS="run=RUN_DIR reference=DIR"; docs/performance.md)
 	$(OB) bench cli $(ARGS)

@@ -274,6 +274,24 @@ BENCH_PROFILE = Command(
     ),
     "benchmark.bench.profile:main",
 )  # fmt: skip
+BENCH_COMPILE = Command(
+    "bench compile", "how much of each preset's training step the compiler takes whole: "
+    "graphs, breaks, recompilations, host syncs, operators, compiled against eager seconds",
+    (
+        Key("targets", "presets (conf/model) and *_paper experiments (conf/experiment)",
+            kind="list", shown="every trained preset and *_paper experiment"),
+        _count("steps", "training batches of the first epoch run eager and compiled", 50),
+        _flag("compiled", "also the steps compiled by inductor (false: graphs, breaks, syncs "
+              "and operators only)", True),
+        Key("nips", "the NIPS abstracts (SE-Graph layout)", metavar="DIR",
+            shown="$ORDERBENCH_DATASETS/nips_nseg, else NIPS-like synthetic ones"),
+        _count("threads", "PyTorch threads", 1),
+        _count("seed", "seed of the model and of the batches", 0, minimum=0),
+        _flag("isolate", "each target in a fresh process", True),
+        Key("out", "the record", metavar="FILE", shown="results/bench/compile-<date>.json"),
+    ),
+    "benchmark.bench.compile:main",
+)  # fmt: skip
 BENCH_TSORT = Command(
     "bench tsort", "cost of the pairwise decoders (topological sort, win sums) against n",
     (
@@ -433,7 +451,8 @@ WEIGHTS = Command(
 
 COMMANDS = (
     TRAIN, EVALUATE, SCORE, COMPARE, PREDICT, LEADERBOARD, PLOTS, SITE, ARCHIVE, PRESENTATION,
-    BENCH, BENCH_PROFILE, BENCH_TSORT, BENCH_ENCODER, BENCH_SCALE, BENCH_CLI, BENCH_GPU_KIT,
+    BENCH, BENCH_PROFILE, BENCH_COMPILE, BENCH_TSORT, BENCH_ENCODER, BENCH_SCALE, BENCH_CLI,
+    BENCH_GPU_KIT,
     BENCH_GPU_CHECK, DATACARD, PREPARE, SWEEP_RUN, SWEEP_LIST, SWEEP_SUMMARY, PARAMS, PRESETS,
     WEIGHTS,
 )  # the order of `orderbench --help`; the studies' commands follow

@@ -7,6 +7,7 @@ imports its modules before it composes a config, hence this module (installed wi
 project: pyproject.toml's package list)."""
 
 from dataclasses import dataclass
+from typing import Any
 
 from hydra.core.config_store import ConfigStore
 from hydra_plugins.hydra_submitit_launcher.config import LocalQueueConf, SlurmQueueConf
@@ -26,13 +27,15 @@ class SweepLocalLauncher(BaseSweepLauncher, LocalLauncher):
 @dataclass
 class SweepSlurmConf(SlurmQueueConf):
     _target_: str = "hydra_plugins.orderbench_launchers.SweepSlurmLauncher"
-    runs_per_gpu: int = 1  # runs sharing one GPU, one SLURM job (a task each)
+    runs_per_gpu: Any = "auto"  # runs sharing one GPU, one SLURM job (a task each); auto:
+    # as many as its memory holds (benchmark.sweep.gpu_sharing)
 
 
 @dataclass
 class SweepLocalConf(LocalQueueConf):
     _target_: str = "hydra_plugins.orderbench_launchers.SweepLocalLauncher"
-    runs_per_gpu: int = 1  # runs placed on each visible GPU at once
+    runs_per_gpu: Any = "auto"  # runs placed on each visible GPU at once; auto: as many as its
+    # memory holds (benchmark.sweep.gpu_sharing)
 
 
 for name, schema in (("orderbench_slurm", SweepSlurmConf), ("orderbench_local", SweepLocalConf)):

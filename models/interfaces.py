@@ -28,20 +28,35 @@ class SentenceEncoder(Protocol):
 
     output_dim: int
 
-    def __call__(self, words: Tensor, lengths: Tensor) -> Tensor:
-        """words (S, T, e), lengths (S,) -> (S, output_dim); rows of length 0 give zeros."""
+    def __call__(self, words: Tensor, lengths: Tensor, plan: object = "auto") -> Tensor:
+        """words (S, T, e), lengths (S,) -> (S, output_dim); rows of length 0 give zeros.
+        `plan`, for an encoder that plans length buckets (it has `bucket_plan(lengths)`,
+        `models.blocks.length_buckets`): its buckets planned on the host, None for one
+        call, "auto" to plan them where the tensors are on the CPU; an encoder without
+        `bucket_plan` is called without it."""
         ...
 
 
 class TextSentenceEncoder(Protocol):
     """Raw sentence text -> one vector per sentence (pretrained encoders with their own
-    tokeniser, e.g. MiniLM); used by a model built without a word embedding."""
+    tokeniser, e.g. MiniLM); used by a model built without a word embedding. Its inputs are
+    made on the host, before the batch goes to its device (`models.batch.prepare_batch`),
+    so that a training step reads nothing back."""
 
     output_dim: int
 
-    def __call__(self, texts: list[list[str]], num: int) -> Tensor:
-        """texts[b] = presented sentences of document b -> (B, num, output_dim), zeros at
-        padding (positions >= len(texts[b]))."""
+    def text_inputs(self, texts: list[list[str]], num: int) -> dict:
+        """On the host: texts[b] = presented sentences of document b -> the tensors (in
+        dicts and lists) that `from_inputs` reads."""
+        ...
+
+    def from_inputs(self, inputs: dict, num: int) -> Tensor:
+        """`text_inputs` on the device -> (B, num, output_dim), zeros at padding (positions
+        >= len(texts[b]))."""
+        ...
+
+    def __call__(self, texts: list[list[str]] | dict, num: int) -> Tensor:
+        """texts, or their `text_inputs` on the device -> (B, num, output_dim)."""
         ...
 
 

@@ -7,12 +7,17 @@ The model is trained by teacher forcing on the gold order and decodes with greed
 beam search. It scores P(order | sentences) = prod_k P(o_k | o_<k, sentences), each
 factor a softmax over the sentences not yet placed. Documents with distractors (the
 noise setting) are handled by wrapping the model (`models.noise.noise_wrapper`).
+
+A batch is prepared on the host before it goes to its device (`models.batch`): there its
+gold order is checked and `host_inputs` computes what the step would otherwise read back
+(the sentence encoder's length buckets on a CPU, the token ids of a text encoder), so a
+training step reads no value on the host.
 """
 
 import torch
 from torch import Tensor, nn
 
-from models.batch import check_batch, row_passes
+from models.batch import PREPARED, prepared, row_passes, to_device
 from models.interfaces import (
     ParagraphEncoder,
     ParagraphEncoding,
@@ -41,30 +46,41 @@ class OrderingModel(nn.Module):
         self.paragraph_encoder = paragraph_encoder
         self.decoder = decoder
 
+    def host_inputs(self, batch: dict, buckets: bool, fixed_shapes: bool = False) -> dict:
+        """On the host (`models.batch.prepare_batch`): what the sentence encoder reads
+        besides the tensors: a text encoder's inputs (`texts`, of a few lengths with
+        `fixed_shapes`), or with `buckets` the length buckets of an encoder that plans them
+        (`plan`)."""
+        if self.embedding is None:
+            encoder, num = self.sentence_encoder, batch["tokens"].shape[1]
+            return {"texts": encoder.text_inputs(_texts(batch), num, fixed_shapes)}
+        planner = getattr(self.sentence_encoder, "bucket_plan", None)
+        if not buckets or planner is None:
+            return {"plan": None}
+        return {"plan": planner(batch["token_lengths"].reshape(-1))}
+
     def encode(self, batch: dict) -> tuple[Tensor, ParagraphEncoding, Tensor | None]:
         """batch -> sentence vectors (B, N, d), the paragraph encoding and the word vectors
         (B, N, T, e) (None for a model without a word embedding)."""
-        check_batch(batch)
+        batch = prepared(self, batch)
         words = None if self.embedding is None else self.embedding(batch["tokens"])
         sentences = self.sentence_vectors(batch, words)  # (B, N, d)
         return sentences, self.paragraph_encoder(sentences, batch["sentence_mask"]), words
 
     def sentence_vectors(self, batch: dict, words: Tensor | None) -> Tensor:
-        """batch and its word vectors (B, N, T, e) -> (B, N, d): from the word vectors, or
-        from the raw text when the model has no word embedding (a pretrained text encoder,
-        `words` None)."""
+        """A prepared batch and its word vectors (B, N, T, e) -> (B, N, d): from the word
+        vectors, or from the raw text's inputs when the model has no word embedding (a
+        pretrained text encoder, `words` None)."""
         batch_size, num, length = batch["tokens"].shape
+        host = batch[PREPARED]
         if words is None:
-            if "texts" not in batch:
-                raise ValueError(
-                    "batch is missing key 'texts' (raw sentences), which this model's "
-                    "sentence encoder reads"
-                )
-            return self.sentence_encoder(batch["texts"], num)  # (B, N, d)
+            inputs = to_device(host["texts"], batch["tokens"].device)  # moved with the batch
+            return self.sentence_encoder(inputs, num)  # (B, N, d)
         words = words.reshape(batch_size * num, length, -1)  # (B*N, T, e)
         lengths = batch["token_lengths"].reshape(batch_size * num)  # (B*N,)
-        vectors = self.sentence_encoder(words, lengths)  # (B*N, d)
-        return vectors.view(batch_size, num, -1)  # (B, N, d)
+        plans = hasattr(self.sentence_encoder, "bucket_plan")  # else: called without one
+        vectors = self.sentence_encoder(words, lengths, *([host["plan"]] if plans else []))
+        return vectors.view(batch_size, num, -1)  # (B*N, d) -> (B, N, d)
 
     @property
     def pointer_decoder(self) -> PointerDecoder:
@@ -78,18 +94,27 @@ class OrderingModel(nn.Module):
         return *self.decoder.start(sentences, encoding, mask), mask
 
     def pointer_logits(self, batch: dict, orders: Tensor) -> Tensor:
-        """Teacher-forced masked pointer scores (B, N, N) for checked orders (B, N)."""
-        validate_orders(orders, batch["n_sentences"])
+        """Teacher-forced masked pointer scores (B, N, N) for orders (B, N) already checked
+        (the gold order of a prepared batch, or by `validate_orders`)."""
         memory, state, candidates = self.start(batch)
         return self.decoder.teacher_forced(memory, state, orders, candidates)
 
     def forward(self, batch: dict) -> Tensor:
         """logits (B, N, N): [b, k, j] scores sentence j at step k after the gold prefix
         gold_order[b, :k]; placed and padding sentences masked (finite)."""
+        batch = self._gold_checked(batch)
         return self.pointer_logits(batch, batch["gold_order"])
+
+    def _gold_checked(self, batch: dict) -> dict:
+        """`batch` prepared, its gold order checked unless the harness prepared it (the
+        collation builds it right, `data.collate`)."""
+        if PREPARED not in batch:
+            validate_orders(batch["gold_order"], batch["n_sentences"])
+        return prepared(self, batch)
 
     def log_prob(self, batch: dict, orders: Tensor) -> Tensor:
         """orders (B, N) presented indices, -1 padded -> log P(order | sentences) (B,)."""
+        validate_orders(orders, batch["n_sentences"])
         return order_log_prob(self.pointer_logits(batch, orders), orders)
 
     def log_prob_of_rows(
@@ -113,7 +138,9 @@ class OrderingModel(nn.Module):
 
     def loss(self, batch: dict) -> Tensor:
         """Mean over documents of the summed NLL of the gold order."""
-        return -self.log_prob(batch, batch["gold_order"]).mean()
+        batch = self._gold_checked(batch)
+        gold = batch["gold_order"]
+        return -order_log_prob(self.pointer_logits(batch, gold), gold).mean()
 
     @torch.no_grad()
     def search(self, batch: dict, beam_size: int = 1) -> tuple[Tensor, Tensor]:
@@ -130,3 +157,13 @@ class OrderingModel(nn.Module):
     def decode(self, batch: dict, beam_size: int = 1) -> Tensor:
         """-> predicted order (B, N) as presented indices, -1 padded (at k >= n)."""
         return self.search(batch, beam_size)[0]
+
+
+def _texts(batch: dict) -> list[list[str]]:
+    """The raw sentences of `batch`, which a text encoder reads."""
+    if "texts" not in batch:
+        raise ValueError(
+            "batch is missing key 'texts' (raw sentences), which this model's sentence "
+            "encoder reads"
+        )
+    return batch["texts"]

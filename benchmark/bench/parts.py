@@ -28,7 +28,7 @@ import torch
 from torch import Tensor
 
 from benchmark.bench.timing import synchronize
-from models.batch import check_batch
+from models.batch import prepared
 from models.interfaces import ParagraphEncoding
 from models.search.beam_search import beam_search
 from models.search.candidates import order_log_prob, validate_orders
@@ -75,9 +75,9 @@ def _backward(outputs: list[Tensor], leaves: list[Tensor]) -> None:
 def staged_step(net, batch: dict, optimizer, clip: float | None, part: Part, autocast) -> Tensor:
     """One training step of `net` (an `OrderingModel`) on `batch`, each part run inside
     `part(name)`: loss, backward, clipping at `clip`, optimiser step. Returns the loss."""
-    with part("other"):
-        check_batch(batch)
+    with part("other"):  # the host side (`models.batch`), here in the step as in `plain_step`
         validate_orders(batch["gold_order"], batch["n_sentences"])
+        batch = prepared(net, batch)
     mask, gold = batch["sentence_mask"], batch["gold_order"]
     with autocast():
         with part("embedding"):
@@ -137,7 +137,7 @@ def staged_decode(net, batch: dict, beam: int, part: Part, autocast) -> Tensor:
     sentence encoder (`embedding`, `sentence`), the paragraph encoder, and the decoder's
     start and search (`decoder`). Returns the orders (B, N)."""
     with part("other"):
-        check_batch(batch)
+        batch = prepared(net, batch)
     mask = batch["sentence_mask"]
     with autocast():
         with part("embedding"):

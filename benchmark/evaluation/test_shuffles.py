@@ -21,6 +21,7 @@ import math
 import torch
 
 from data.shuffle import eval_generator
+from models.batch import PREPARED
 
 STREAM = "test_shuffle"  # separates these draws from the other seeded evaluation draws
 # what `reshuffle` knows how to re-present; any other key of a batch is refused
@@ -40,8 +41,11 @@ def shuffle_permutations(batch: dict, shuffle: int, protocol_seed: int) -> list[
 def reshuffle(batch: dict, permutations: list[list[int]]) -> dict:
     """`batch` with document b's sentences presented in the order `permutations[b]`: new
     presented sentence j = old presented sentence `permutations[b][j]`. ValueError for a
-    key it does not know how to re-present (so a new batch key cannot be left stale)."""
-    unknown = sorted(set(batch) - {*PER_SENTENCE, *PER_DOCUMENT, *PRESENTED_LISTS, "gold_order"})
+    key it does not know how to re-present (so a new batch key cannot be left stale); the
+    batch's prepared inputs (`models.batch.PREPARED`, made for the old presentation) are
+    left out: the model prepares the new one itself."""
+    known = {*PER_SENTENCE, *PER_DOCUMENT, *PRESENTED_LISTS, "gold_order", PREPARED}
+    unknown = sorted(set(batch) - known)
     if unknown:
         raise ValueError(f"test_shuffles: cannot re-present the batch key(s) {unknown}")
     num = batch["sentence_mask"].shape[1]

@@ -14,6 +14,8 @@ import platform
 import pytorch_lightning as pl
 import torch
 
+from benchmark.run.processes import SHARED_GPU
+
 
 def _cpu_name() -> str:
     """The CPU model from /proc/cpuinfo (Linux), else what `platform` knows."""
@@ -36,6 +38,7 @@ def run_environment(
     `deterministic` is the `trainer.deterministic` setting as configured;
     `deterministic_algorithms` whether PyTorch had them switched on when recorded;
     `precision` the Trainer's (`trainer.precision: auto` resolved on this machine);
+    `runs_per_gpu` how many runs shared its GPU (set by the sweep's launcher);
     `encoders` what each pretrained encoder of `net` was read from (its name, folder and
     version or hub revision: `models.blocks.pretrained.load_pretrained`).
     """
@@ -56,6 +59,7 @@ def run_environment(
         "device_name": name,
         "cpu_count": os.cpu_count(),
         **({"precision": str(precision)} if precision is not None else {}),
+        **({"runs_per_gpu": int(shared)} if (shared := os.environ.get(SHARED_GPU)) else {}),
         **({"encoders": encoders} if (encoders := pretrained_encoders(net)) else {}),
     }
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 ONE_RUN_PER_TASK = "ORDERBENCH_ONE_RUN_PER_TASK"  # set by a task that is a run of its own
+SHARED_GPU = "ORDERBENCH_RUNS_PER_GPU"  # how many runs share this run's GPU (the launcher's)
 
 
 def run_alone() -> None:

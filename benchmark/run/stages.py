@@ -132,7 +132,7 @@ def wrap_task(cfg: DictConfig, net: torch.nn.Module) -> OrderingTask:
         noisy=has_noise(dataset_noise(cfg)),
         test_shuffles=cfg.get("test_shuffles", 1),  # > 1: a pick on test, off by default
         protocol_seed=cfg.protocol_seed,
-        compile_optimizer=bool(cfg.get("compile", False)),
+        compile_step=bool(cfg.get("compile", False)),
         cuda_graphs=bool(cfg.get("cuda_graphs", False)),
     )
 

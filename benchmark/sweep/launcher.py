@@ -25,6 +25,7 @@ import logging
 import os
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -42,10 +43,14 @@ from benchmark.records.failure import (
     write_job_end,
 )
 from benchmark.run.plan import RunConflictError, finished_with
-from benchmark.run.processes import run_alone
+from benchmark.run.processes import SHARED_GPU, run_alone
+from benchmark.sweep.gpu_peaks import measured_peaks
 from benchmark.sweep.gpu_sharing import (
+    AUTO,
     RUNS_PER_GPU,
     SharingError,
+    auto_runs_per_gpu,
+    gpu_memory_mib,
     local_placements,
     runs_per_gpu,
     slurm_groups,
@@ -157,7 +162,8 @@ class BaseSweepLauncher:
                       "relaunch the same command", len(sweep.todo), run_dir, error)
             return sweep.not_launched()
         try:
-            plan = self._plan(len(sweep.todo))
+            models = [run_dir.parts[-4] for _, _, run_dir in sweep.todo if len(run_dir.parts) > 4]
+            plan = self._plan(len(sweep.todo), models)
         except SharingError as error:
             raise SystemExit(f"nothing was launched: {error}") from None
         if self._EXECUTOR == "slurm":  # as many tasks as a job of shared runs has
@@ -187,14 +193,21 @@ class BaseSweepLauncher:
                 self._full_disk = (run_dir, failure["error"])
         return sweep.returns
 
-    def _plan(self, runs: int) -> list[tuple[list[int], tuple[int, ...] | None]]:
-        """The jobs that train the `runs` (`benchmark.sweep.gpu_sharing`): the positions of
-        each job's runs (several on SLURM with `runs_per_gpu`: one task each, sharing the
-        job's GPU) and the GPUs it sees (local launcher with a GPU trainer; None: as
-        submitit gives them)."""
-        gpus, sharing = self.params.get("gpus_per_node"), runs_per_gpu(self.params)
+    def _plan(
+        self, runs: int, models: list[str] = ()
+    ) -> list[tuple[list[int], tuple[int, ...] | None]]:
+        """The jobs that train the `runs` (of the presets `models`;
+        `benchmark.sweep.gpu_sharing`): the positions of each job's runs (several on SLURM
+        with `runs_per_gpu`: one task each, sharing the job's GPU) and the GPUs it sees
+        (local launcher with a GPU trainer; None: as submitit gives them)."""
+        gpus = self.params.get("gpus_per_node")
         if not gpus:  # a CPU trainer: nothing to place or share
             return [([run], None) for run in range(runs)]
+        sharing = runs_per_gpu(self.params)
+        if sharing == AUTO:
+            memory = gpu_memory_mib() if self._EXECUTOR == "local" else None
+            sharing, why = auto_runs_per_gpu(models, memory, measured_peaks())
+            log.info(why)
         if self._EXECUTOR == "local":
             placed = local_placements(runs, visible_gpus(), gpus, sharing)
             return [([run], tuple(place)) for run, place in enumerate(placed)]
@@ -208,11 +221,15 @@ class BaseSweepLauncher:
         alike: dict[tuple, list[list[int]]] = {}
         for runs, gpus in plan:
             alike.setdefault((len(runs), gpus), []).append(runs)
+        on_gpus = Counter(gpus for _, gpus in plan if gpus is not None)  # local: runs at once
         for (tasks, gpus), groups in alike.items():
             updates: dict = {"tasks_per_node": tasks} if tasks > 1 else {}
+            shared = on_gpus[gpus] if gpus is not None else tasks  # SLURM: a task per run
+            lines = [f"export {SHARED_GPU}={shared}"] if shared > 1 else []
             if gpus is not None:  # submitit would show every run the first GPUs
-                visible = f"export CUDA_VISIBLE_DEVICES={','.join(map(str, gpus))}"
-                updates["setup"] = [*(self.params.get("setup") or []), visible]
+                lines.append(f"export CUDA_VISIBLE_DEVICES={','.join(map(str, gpus))}")
+            if lines:
+                updates["setup"] = [*(self.params.get("setup") or []), *lines]
             executor = self._executor(**updates)
             if tasks == 1:
                 submitted = executor.map_array(self, *_columns([arguments[g[0]] for g in groups]))

@@ -8,7 +8,8 @@ timed out, or still running; a relaunch resumes it from `checkpoints/last.ckpt`)
 `not run`. A run whose SLURM job ended without a result (its `failed.json` has the
 `slurm_state`: CANCELLED, OUT_OF_MEMORY, TIMEOUT, PREEMPTED, NODE_FAIL, ...) is
 `interrupted`, shown with that state and the job's logs, as is a launch stopped by SIGTERM
-or SIGINT (its `failed.json` says `interrupted`).
+or SIGINT (its `failed.json` says `interrupted`). Finished runs that shared a GPU
+(`hydra.launcher.runs_per_gpu`) are counted by how many ran together.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class RunState:
     state: str
     failure: dict | None = None
     finished_at: float | None = None  # mtime of metrics.json
+    shared: int | None = None  # runs that shared its GPU (its record's environment)
 
 
 def run_state(run_dir: Path) -> RunState:
@@ -44,7 +46,8 @@ def run_state(run_dir: Path) -> RunState:
         return RunState(run_dir, INTERRUPTED if was_interrupted(failure) else FAILED, failure)
     record = run_dir / RECORD_NAME
     if record.is_file() and complete_record(run_dir):
-        return RunState(run_dir, FINISHED, finished_at=record.stat().st_mtime)
+        shared = read_run_record(run_dir).get("environment", {}).get("runs_per_gpu")
+        return RunState(run_dir, FINISHED, finished_at=record.stat().st_mtime, shared=shared)
     return RunState(run_dir, INTERRUPTED if run_dir.is_dir() else NOT_RUN)
 
 
@@ -79,6 +82,11 @@ def format_summary(states: list[RunState], since: float | None = None) -> str:
         finished += f" ({fresh} in this sweep, {counts[FINISHED] - fresh} before)"
     parts = [finished] + [f"{counts[s]} {s}" for s in (FAILED, INTERRUPTED, NOT_RUN) if counts[s]]
     lines = [f"Sweep summary: {len(states)} runs: " + ", ".join(parts)]
+    together = Counter(state.shared for state in states if state.shared)
+    if together:  # hydra.launcher.runs_per_gpu (benchmark.sweep.gpu_sharing)
+        lines.append("GPU sharing: " + ", ".join(
+            f"{count} run(s) ran {shared} to a GPU" for shared, count in sorted(together.items())
+        ))  # fmt: skip
     for state in states:
         if state.state in (FAILED, INTERRUPTED, NOT_RUN):
             lines.append(f"  {state.state.upper()}  {state.run_dir}")

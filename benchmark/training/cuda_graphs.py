@@ -1,36 +1,46 @@
-"""The training step captured as CUDA graphs (config key `cuda_graphs`, off by default).
+"""The training step's loss compiled (config key `compile`) or captured as CUDA graphs (config
+key `cuda_graphs`), both off by default.
 
 At the published sizes a training step of the paper presets is a few GFLOP spread over
 1,300-4,800 operators (docs/performance.md, "FLOPs per training step"): on a GPU every
 operator is a kernel launch of some microseconds, so the step is bound by launches, not
-arithmetic. A CUDA graph replays a recorded sequence of kernels with one launch, but only
-for the shapes it was recorded with, and every batch has its own shape (B, N, T). So with
-`cuda_graphs: true` each training batch is padded up to fixed shapes, the next power of
-two of sentences (at least `SENTENCE_FLOOR`) and of words (at least `TOKEN_FLOOR`): a few
-buckets per corpus (NIPS: N in 4, 8, 16 and T in 16, 32, 64). The model's loss (forward,
-and the backward that autograd derives from it) is compiled by `torch.compile` in its
-CUDA-graph mode (`mode="reduce-overhead"`, static shapes): one graph per bucket, recorded
-at the bucket's first batch; parts the compiler cannot trace (cuDNN's packed LSTM, say) run
-eagerly between the graphs. The optimiser's update is not captured (`compile: true`
-compiles it).
+arithmetic. `torch.compile` fuses the operators of the model's loss (forward, and the
+backward that autograd derives from it) into few kernels; in its CUDA-graph mode
+(`mode="reduce-overhead"`) it also replays a recorded sequence of kernels with one launch.
+Every model's step reads no value on the host (`models.batch`), so the compiler takes it
+whole but where PyTorch cannot trace a module: at an `nn.LSTM` (cuDNN's, or oneDNN's on a
+CPU) the graph breaks and the LSTM runs eagerly between the graphs.
 
-Padding changes no loss: every model masks padding sentences and words
-(tests/benchmark/training/test_cuda_graphs.py). Dropout, though, draws its masks over the
-padded shapes, so a seed's trajectory is not the unpadded one's. On a CPU there are no CUDA
-graphs: the batches are padded the same way and the step runs eagerly, with the same losses
-as without the switch.
+A compiled graph serves only the shapes it was compiled for (dimensions that vary are
+made symbolic after their first change, but a loop over the sentences of a paragraph is
+unrolled at its length), so each training batch is padded up to fixed shapes on the host
+(`prepare`: the next power of two of sentences, at least `SENTENCE_FLOOR`, and of words,
+at least `TOKEN_FLOOR`; NIPS: N in 4, 8, 16 and T in 16, 32, 64; a model reading the
+joined text pads its input the same way): a few graphs per corpus, reused. Padding changes
+no loss: every model masks padding (tests/benchmark/training/test_cuda_graphs.py).
+Dropout, though, draws its masks over the padded shapes, and the fused arithmetic rounds
+otherwise, so a seed's trajectory is not the eager one's. With `compile` the step is
+compiled on every device (on a CPU a C++ compiler is needed; its speed beside the eager
+step: `orderbench bench compile`), and the optimiser's update too
+(`benchmark.training.compiled_optimizer`). With `cuda_graphs` on a CPU there are no CUDA
+graphs: the batches are padded the same way and the step runs eagerly, with the same
+losses as without the switch.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
 
 from data.collate import padded_to
+from models.batch import PREPARED, prepare_batch
 
 SENTENCE_FLOOR = 4  # the smallest sentence bucket
 TOKEN_FLOOR = 16  # the smallest word bucket
 RECOMPILE_LIMIT = 64  # graphs torch.compile keeps per function (its default, 8, is too few)
+DYNAMIC = True
 
 
 def bucket(size: int, floor: int) -> int:
@@ -44,37 +54,42 @@ def bucketed(batch: dict) -> dict:
     return padded_to(batch, bucket(sentences, SENTENCE_FLOOR), bucket(tokens, TOKEN_FLOOR))
 
 
-def reads_text(net: nn.Module) -> bool:
-    """Whether a sentence encoder of `net` reads the sentences' raw text (a model part
-    without a word embedding: the MiniLM and paragraph-encoder presets)."""
-    return any(getattr(module, "embedding", False) is None for module in net.modules())
+def step_inputs(batch: dict) -> dict:
+    """What the compiled loss is given: the batch's tensors and its prepared inputs; lists
+    (document ids, texts) would be guarded by value and recompile the loss at every batch."""
+    return {key: value for key, value in batch.items()
+            if isinstance(value, Tensor) or key == PREPARED}  # fmt: skip
 
 
-class CapturedLoss:
-    """`net.loss` on bucketed batches: compiled into CUDA graphs on a GPU, eager on a CPU
-    (module docstring). `shapes` collects the padded (B, N, T) shapes met so far: one graph
-    each on a GPU. A model that reads raw text is refused: its input has no shape."""
+class CompiledLoss:
+    """`net.loss` of a training step with `compile` (compiled on every device) or
+    `cuda_graphs` (captured as CUDA graphs on a GPU, eager on a CPU), on batches padded to a
+    few shapes (module docstring). `shapes` collects the padded (B, N, T) shapes met so far."""
 
-    def __init__(self, net: nn.Module, device_type: str):
-        if reads_text(net):
-            raise ValueError(
-                "cuda_graphs=true: this model reads the sentences' raw text, which has no "
-                "fixed shape to capture; set cuda_graphs=false"
-            )
-        self.captures = device_type == "cuda"
+    def __init__(
+        self, net: nn.Module, device_type: str, cuda_graphs: bool = False,
+        backend: str | Callable = "inductor",
+    ):  # fmt: skip
+        self.net = net
+        self.captures = cuda_graphs and device_type == "cuda"
+        self.compiles = self.captures or not cuda_graphs
         self.shapes: set[tuple[int, int, int]] = set()
         self._loss = net.loss
-        if self.captures:
+        if self.compiles:
             limit = torch._dynamo.config.recompile_limit
             torch._dynamo.config.recompile_limit = max(limit, RECOMPILE_LIMIT)
-            self._loss = torch.compile(net.loss, mode="reduce-overhead", dynamic=False)
+            mode = "reduce-overhead" if self.captures else None  # None: inductor's default
+            self._loss = torch.compile(net.loss, backend=backend, mode=mode, dynamic=DYNAMIC)
+
+    def prepare(self, batch: dict) -> dict:
+        """The host side of a training batch: padded to its bucket, then prepared for the
+        model (`models.batch.prepare_batch`: one call for all sentences, fixed shapes)."""
+        return prepare_batch(self.net, bucketed(batch), buckets=False, fixed_shapes=True)
 
     def __call__(self, batch: dict) -> Tensor:
-        padded = bucketed(batch)
-        self.shapes.add(tuple(padded["tokens"].shape))
-        # only tensors reach the loss: lists (document ids, texts) would be guarded by
-        # value and recompile the compiled loss at every batch
-        tensors = {key: value for key, value in padded.items() if isinstance(value, Tensor)}
+        if PREPARED not in batch:  # not from the harness's host side (tests, a bench)
+            batch = self.prepare(batch)
+        self.shapes.add(tuple(batch["tokens"].shape))
         if self.captures:
             torch.compiler.cudagraph_mark_step_begin()  # a new step: last step's outputs done
-        return self._loss(tensors)
+        return self._loss(step_inputs(batch))

@@ -1,5 +1,5 @@
 """What the optimiser gets from a model: parameter groups with their own learning rates,
-and a linear warm-up of the learning rates.
+a linear warm-up of the learning rates, and on a GPU the update that reads nothing back.
 
 A module of the model that sets `learning_rate` (a float; e.g. a fine-tuned pretrained
 sentence encoder, `models.blocks.sentence_transformer_finetuned`) puts its trainable parameters
@@ -12,11 +12,20 @@ then stay there (the warm-up of Vaswani et al. 2017 and BERT). A module that set
 `decay_epochs` makes every rate then fall linearly to zero at the end of that epoch and
 stay there (BERT's linear schedule; the harness counts an epoch's optimiser steps). A
 model with none of these gets exactly what it got before: `net.parameters()`, no schedule.
+
+On a GPU the optimiser is made with PyTorch's fused update where it has one (Adam, AdamW,
+SGD, Adagrad: one kernel for all parameters, its step counts kept on the device), else its
+multi-tensor one (`foreach`: Adadelta, RMSprop, ...), unless the config sets either: the
+per-parameter loop launches kernels per tensor (Adadelta over ATTOrderNet's parameters:
+about 520 a step). On a CPU PyTorch's default loop stays: the multi-tensor Adadelta was
+2.2x slower on this project's CPU (docs/performance.md), and the CPU runs keep their
+figures; `compile: true` compiles the update there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import inspect
+from collections.abc import Callable, Iterable
 
 import torch
 from torch import nn
@@ -69,3 +78,23 @@ def linear_warmup(
 ) -> LambdaLR:
     """A per-step scheduler applying `warmup_factor` to every group of `optimizer`."""
     return LambdaLR(optimizer, lambda step: warmup_factor(step, steps, decay_end))
+
+
+FUSED = ("Adam", "AdamW", "SGD", "Adagrad")  # torch.optim classes with a fused update
+
+
+def sync_free(
+    factory: Callable[..., torch.optim.Optimizer], params, device: torch.device
+) -> torch.optim.Optimizer:
+    """`factory(params)`, on a CUDA device with `fused=True` (`FUSED`) or `foreach=True`
+    where the optimiser takes it and the config sets neither (module docstring)."""
+    if device.type != "cuda":
+        return factory(params)
+    keywords = getattr(factory, "keywords", {}) or {}
+    target = getattr(factory, "func", factory)
+    if "fused" in keywords or "foreach" in keywords or not isinstance(target, type):
+        return factory(params)
+    takes = inspect.signature(target).parameters
+    if target.__name__ in FUSED and "fused" in takes:
+        return factory(params, fused=True)
+    return factory(params, foreach=True) if "foreach" in takes else factory(params)

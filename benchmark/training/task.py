@@ -34,13 +34,15 @@ from benchmark.evaluation.test_shuffles import best_pass, reshuffle, shuffle_per
 from benchmark.metrics.corpus import metric_means, score_records, summarise
 from benchmark.records.records_from_batches import gather_records, records_from_batch
 from benchmark.training.compiled_optimizer import compile_update
-from benchmark.training.cuda_graphs import CapturedLoss
+from benchmark.training.cuda_graphs import CompiledLoss
 from benchmark.training.optimisation import (
     decay_epochs,
     linear_warmup,
     parameter_groups,
+    sync_free,
     warmup_steps,
 )
+from models.batch import prepare_batch
 
 log = logging.getLogger(__name__)
 COUNT_KEYS = frozenset(  # bookkeeping, not curves
@@ -62,7 +64,7 @@ class OrderingTask(pl.LightningModule):
         noisy: bool = False,  # documents may hold distractors (dataset.noise 1 or 0/1)
         test_shuffles: int = 1,  # > 1: best-PMR pass of that many test presentations (a pick
         protocol_seed: int = 0,  # on test, off by default); the seed of their draws
-        compile_optimizer: bool = False,  # torch.compile the update (config key `compile`)
+        compile_step: bool = False,  # the loss and the update compiled (config key `compile`)
         cuda_graphs: bool = False,  # bucketed batches, loss captured as CUDA graphs on a GPU
     ):
         super().__init__()
@@ -77,9 +79,9 @@ class OrderingTask(pl.LightningModule):
         self.noisy = noisy
         self.test_shuffles = int(test_shuffles)
         self.protocol_seed = int(protocol_seed)
-        self.compile_optimizer = compile_optimizer
+        self.compile_step = compile_step
         self.cuda_graphs = cuda_graphs
-        self._captured: CapturedLoss | None = None  # made on the first step, on its device
+        self._compiled: CompiledLoss | None = None  # made at the first batch, on its device
         self._records: list[dict] = []
         self._pass_records: list[list[dict]] = []
         self.split_records: dict[str, list[dict]] = {}
@@ -92,13 +94,32 @@ class OrderingTask(pl.LightningModule):
         if datamodule is not None and hasattr(datamodule, "set_epoch"):
             datamodule.set_epoch(self.current_epoch)
 
+    def compiled_loss(self) -> CompiledLoss | None:
+        """The loss of a compiled or captured training step (`compile`, `cuda_graphs`:
+        `benchmark.training.cuda_graphs`), made on the model's device; None: eager."""
+        if not (self.compile_step or self.cuda_graphs):
+            return None
+        if self._compiled is None:
+            self._compiled = CompiledLoss(self.net, self.device.type, self.cuda_graphs)
+        return self._compiled
+
+    def on_before_batch_transfer(self, batch: dict, dataloader_idx: int) -> dict:
+        training = self._trainer is not None and self.trainer.training
+        return self.host_side(batch, training)
+
+    def host_side(self, batch: dict, training: bool) -> dict:
+        """`batch` prepared on the host before it goes to the device (`models.batch`): its
+        values checked and the model's host inputs made, so the step reads nothing back. A
+        training batch of a compiled step is padded to its bucket; an eager step on the CPU
+        runs its sentence encoder on length buckets."""
+        compiled = self.compiled_loss() if training else None
+        if compiled is not None:
+            return compiled.prepare(batch)
+        return prepare_batch(self.net, batch, buckets=self.device.type == "cpu")
+
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
-        if not self.cuda_graphs:
-            loss = self.net.loss(batch)
-        else:  # `benchmark.training.cuda_graphs`
-            if self._captured is None:
-                self._captured = CapturedLoss(self.net, self.device.type)
-            loss = self._captured(batch)
+        compiled = self.compiled_loss()
+        loss = self.net.loss(batch) if compiled is None else compiled(batch)
         # a captured graph's output is overwritten by its next replay: log a copy
         logged = loss.detach().clone() if self.cuda_graphs else loss
         self.log("train/loss", logged, prog_bar=True, batch_size=len(batch["doc_ids"]))
@@ -110,14 +131,15 @@ class OrderingTask(pl.LightningModule):
         rate stepped once per training epoch."""
         if self.optimizer_factory is None:
             raise ValueError("model.optimizer is not set: a trainable model needs an optimizer")
-        # parameter groups with their own rates and a warm-up, where the model asks for them
-        optimizer = self.optimizer_factory(parameter_groups(self.net))
+        # parameter groups with their own rates and a warm-up, where the model asks for them;
+        # on a GPU, the fused or multi-tensor update where torch has one (`sync_free`)
+        optimizer = sync_free(self.optimizer_factory, parameter_groups(self.net), self.device)
         warmup, decay = warmup_steps(self.net), decay_epochs(self.net)
         if (warmup or decay) and self.scheduler_factory is not None:
             raise ValueError(
                 "model.scheduler cannot be combined with the model's warmup_steps or decay_epochs"
             )
-        if self.compile_optimizer:
+        if self.compile_step:
             if warmup or decay or self.scheduler_factory is not None:
                 log.warning("compile: the learning rate changes during training; the "
                             "optimiser's update stays eager")  # fmt: skip

@@ -16,13 +16,16 @@ length buckets (`models.blocks.length_buckets`,
 and value projections skip the padding (about half
 of NIPS-like batches); the attention dropout's mask is drawn once at the reference's
 shape (`models.blocks.dropout_masks`) and each bucket takes its rows (docs/performance.md).
+Without a plan of buckets (a GPU, a compiled step) every sentence runs in one call, reading
+no length on the host.
 """
 
 import torch
 from torch import Tensor, nn
 
 from models.blocks.dropout_masks import dropout_mask
-from models.blocks.length_buckets import length_buckets
+from models.blocks.eager_lstm import eager_lstm
+from models.blocks.length_buckets import AUTO, BucketPlan, encode_rows, plan_for
 from models.blocks.masked_ops import encode_nonempty, length_mask
 from models.blocks.relu_attention import ReLUMultiHeadAttention
 from models.blocks.sentence_lstm import (
@@ -52,35 +55,55 @@ class HANWordAttention(nn.Module):
         self.attention = ReLUMultiHeadAttention(model_dim, model_dim, heads, dropout)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, words: Tensor, lengths: Tensor) -> Tensor:
-        """words (S, T, e), lengths (S,) -> (S, model_dim)."""
-        encode = self._encode
-        if words.device.type == "cpu" and not use_reference() and splits_by_direction(
-            self.lstm.lstm
-        ):
-            encode = self._encode_in_buckets
-        return self.dropout(encode_nonempty(encode, words, lengths, self.output_dim))
+    def forward(
+        self, words: Tensor, lengths: Tensor, plan: BucketPlan | None | str = AUTO
+    ) -> Tensor:
+        """words (S, T, e), lengths (S,) -> (S, model_dim); `plan`: its length buckets
+        (`models.blocks.length_buckets`; None: one call)."""
+        if use_reference():
+            return self.dropout(encode_nonempty(self._encode, words, lengths, self.output_dim))
+        plan = plan_for(plan, lengths, LSTM_CALL_COST)
+        if plan is None:
+            return self.dropout(encode_rows(self._encode_all, words, lengths, self.output_dim,
+                                            None))  # fmt: skip
+        return self.dropout(self._encode_in_buckets(words, lengths, plan))
 
-    def _encode_in_buckets(self, words: Tensor, lengths: Tensor) -> Tensor:
-        """`_encode` on length buckets, with the reference's attention dropout mask:
-        (S', T, e), (S',) -> (S', model_dim)."""
-        rows, num_words, _ = words.shape
+    def bucket_plan(self, lengths: Tensor) -> BucketPlan:
+        """The length buckets of sentences of lengths (S,), on the host."""
+        return self.lstm.bucket_plan(lengths)
+
+    def _encode_all(self, words: Tensor, lengths: Tensor) -> Tensor:
+        """`_encode` in one call on sentences of lengths (S,) >= 1: (S, T, e) -> (S, d)."""
+        states, _ = self.lstm.states(words, lengths, None)  # H (S, T, d)
+        real = length_mask(lengths, words.shape[1])  # (S, T)
+        query = self.query.expand(words.shape[0], 1, self.output_dim)  # (S, 1, d)
+        return self.attention(query, states, real.unsqueeze(1)).squeeze(1)  # (S, d)
+
+    @eager_lstm
+    def _encode_in_buckets(self, words: Tensor, lengths: Tensor, plan: BucketPlan) -> Tensor:
+        """`_encode` on the length buckets of `plan`, with the reference's attention
+        dropout mask: (S, T, e), (S,) -> (S, model_dim), zeros for padding sentences (an
+        LSTM that cannot run by direction: `_encode_all`)."""
+        if not splits_by_direction(self.lstm.lstm):
+            return encode_rows(self._encode_all, words, lengths, self.output_dim, None)
+        num_words = words.shape[1]
         p = self.attention.dropout.p if self.attention.dropout.training else 0.0
-        mask = dropout_mask((rows, self.attention.heads, 1, num_words), p, words)
-        order, vectors = [], []
-        for group, longest in length_buckets(lengths, LSTM_CALL_COST):
+        mask = dropout_mask((len(plan.rows), self.attention.heads, 1, num_words), p, words)
+        vectors = []
+        for group, positions, longest in plan.buckets():
             group_lengths = lengths.index_select(0, group)  # (G,)
             states, _ = bucket_states(
                 self.lstm.lstm, words.index_select(0, group)[:, :longest], group_lengths
             )  # H (G, L, d)
             real = length_mask(group_lengths, longest)  # (G, L)
             query = self.query.expand(len(group), 1, self.output_dim)  # (G, 1, d)
-            group_mask = None if mask is None else mask.index_select(0, group)[..., :longest]
+            group_mask = None if mask is None else mask.index_select(0, positions)[..., :longest]
             attended = self.attention(query, states, real.unsqueeze(1), group_mask)  # (G, 1, d)
             vectors.append(attended.squeeze(1))
-            order.append(group)
-        inverse = torch.cat(order).argsort()  # (S',) position of each sentence in the buckets
-        return torch.cat(vectors).index_select(0, inverse)
+        out = words.new_zeros(words.shape[0], self.output_dim)  # (S, d)
+        if not vectors:
+            return out
+        return out.index_copy(0, plan.rows, torch.cat(vectors).to(out.dtype))
 
     def _encode(self, words: Tensor, lengths: Tensor) -> Tensor:
         """Non-empty sentences: words (S', T, e), lengths (S',) -> (S', model_dim)."""

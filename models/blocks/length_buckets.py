@@ -14,12 +14,84 @@ grouping that minimises the estimated cost
 
 in token positions, `call_cost` being what one more call costs in token positions (found
 by timing, per encoder; docs/performance.md). The grouping depends on the lengths only.
+
+The grouping is read on the host (a loop over the distinct lengths), so it is planned there,
+before the batch goes to its device (`bucket_plan`, called by the model's `host_inputs`,
+`models.batch.prepare_batch`): the step then reads no length back (a GPU would wait for
+it). A step with no plan (on a GPU, or compiled: shapes the compiler can keep) runs every
+sentence of the batch in one call, padding sentences at length 1 and their vectors zeroed
+(`encode_rows`). An encoder called with `AUTO` plans its buckets itself where its tensors
+are on the CPU and nothing is being compiled (tests, a model used outside the harness).
 """
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 import torch
 from torch import Tensor
+
+AUTO = "auto"  # `plan` of an encoder's call: planned there if on the CPU (module docstring)
+
+
+class BucketPlan(NamedTuple):
+    """Length buckets of the S sentences (rows) of a batch, planned on the host."""
+
+    rows: Tensor  # (S',) the rows with >= 1 token, bucket after bucket, by increasing length
+    positions: Tensor  # (S',) each one's position among the rows with >= 1 token
+    sizes: tuple[int, ...]  # rows of each bucket
+    longest: tuple[int, ...]  # each bucket's longest length
+
+    def buckets(self) -> list[tuple[Tensor, Tensor, int]]:
+        """(rows (G,), positions (G,), longest length) of each bucket."""
+        out, start = [], 0
+        for size, longest in zip(self.sizes, self.longest, strict=True):
+            out.append((self.rows[start : start + size], self.positions[start : start + size],
+                        longest))  # fmt: skip
+            start += size
+        return out
+
+
+def bucket_plan(lengths: Tensor, call_cost: float) -> BucketPlan:
+    """lengths (S,) of a batch's sentences (0: a padding sentence), on the host -> the
+    plan of `length_buckets` over those with >= 1 token."""
+    nonempty = (lengths > 0).nonzero().squeeze(1)  # (S',)
+    if not len(nonempty):
+        empty = lengths.new_zeros(0)
+        return BucketPlan(empty, empty, (), ())
+    groups = length_buckets(lengths.index_select(0, nonempty), call_cost)
+    positions = torch.cat([group for group, _ in groups])  # (S',)
+    return BucketPlan(nonempty.index_select(0, positions), positions,
+                      tuple(len(group) for group, _ in groups),
+                      tuple(longest for _, longest in groups))  # fmt: skip
+
+
+def plan_for(plan: BucketPlan | None | str, lengths: Tensor, call_cost: float):
+    """The plan an encoder runs with: `plan` as given, or for `AUTO` one planned now where
+    `lengths` (S,) are on the CPU and nothing is being compiled (else None: one call)."""
+    if not isinstance(plan, str):
+        return plan
+    if lengths.device.type == "cpu" and not torch.compiler.is_compiling():
+        return bucket_plan(lengths, call_cost)
+    return None
+
+
+def encode_rows(
+    encode: Callable[[Tensor, Tensor], Tensor], words: Tensor, lengths: Tensor,
+    output_dim: int, plan: BucketPlan | None,
+) -> Tensor:  # fmt: skip
+    """`encode` (words (G, L, e), lengths (G,) >= 1 -> (G, D)) on the sentences words
+    (S, T, e) of lengths (S,): once per bucket of `plan`, each cut to its longest length,
+    or with no plan once on all S rows (padding sentences read at length 1) -> (S, D),
+    zeros for padding sentences."""
+    if plan is None:
+        vectors = encode(words, lengths.clamp(min=1))  # (S, D)
+        return torch.where((lengths > 0).unsqueeze(-1), vectors, torch.zeros_like(vectors))
+    out = words.new_zeros(words.shape[0], output_dim)  # (S, D)
+    if not plan.sizes:
+        return out
+    vectors = [encode(words.index_select(0, rows)[:, :longest], lengths.index_select(0, rows))
+               for rows, _, longest in plan.buckets()]  # fmt: skip
+    return out.index_copy(0, plan.rows, torch.cat(vectors).to(out.dtype))
 
 
 def length_buckets(lengths: Tensor, call_cost: float) -> list[tuple[Tensor, int]]:
@@ -58,17 +130,3 @@ def reversal_index(lengths: Tensor, total: int) -> Tensor:
     steps = torch.arange(total, device=lengths.device)  # (total,)
     last = (lengths - 1).unsqueeze(1)  # (G, 1)
     return torch.where(steps < lengths.unsqueeze(1), last - steps, steps)  # (G, total)
-
-
-def encode_in_buckets(
-    encode: Callable[[Tensor, Tensor], Tensor], words: Tensor, lengths: Tensor, call_cost: float
-) -> Tensor:
-    """`encode` (words (G, L, e), lengths (G,) >= 1 -> (G, D)) run once per bucket of
-    `length_buckets(lengths, call_cost)` on words (S, T, e) cut to the bucket's longest
-    length -> (S, D) in input order."""
-    rows, vectors = [], []
-    for group, longest in length_buckets(lengths, call_cost):
-        vectors.append(encode(words.index_select(0, group)[:, :longest], lengths[group]))
-        rows.append(group)
-    inverse = torch.cat(rows).argsort()  # (S,) position of each sentence in the buckets
-    return torch.cat(vectors).index_select(0, inverse)  # (S, D)

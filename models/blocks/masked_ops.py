@@ -32,6 +32,19 @@ def masked_max(values: Tensor, mask: Tensor) -> Tensor:
     return torch.where(mask.any(dim=-1, keepdim=True), best, torch.zeros_like(best))
 
 
+def sentence_slots(counts: Tensor, num: int) -> Tensor:
+    """Sentences per document (B,) -> the row of each real sentence in the (B * num) slots,
+    document by document (S,); on the host, where the text encoders prepare their inputs."""
+    return length_mask(counts, num).reshape(-1).nonzero().squeeze(1)
+
+
+def into_slots(vectors: Tensor, slots: Tensor, documents: int, num: int) -> Tensor:
+    """vectors (S, H) of the real sentences, their `sentence_slots` (S,) -> (B, num, H),
+    zeros at padding sentences."""
+    out = vectors.new_zeros(documents * num, vectors.shape[-1])  # (B * N, H)
+    return out.index_copy(0, slots, vectors).view(documents, num, -1)
+
+
 def encode_nonempty(
     encode: Callable[[Tensor, Tensor], Tensor], words: Tensor, lengths: Tensor, output_dim: int
 ) -> Tensor:

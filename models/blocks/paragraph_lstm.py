@@ -3,13 +3,14 @@
 Gong et al. (2016), "End-to-End Neural Sentence Ordering Using Pointer Network": the
 Ptr-Net encoder reads the sentence vectors one by one; its per-sentence outputs are
 the contexts e_j the pointer attends over, and its final (h, c) initialises the decoder
-(Vinyals et al. 2015). Sequences are packed to each paragraph's length, so padding
-sentences affect neither the contexts nor the final state.
+(Vinyals et al. 2015). Each paragraph's LSTM stops at its length (`MaskedLSTM`, the
+parameters of an `nn.LSTM`), so padding sentences affect neither the contexts nor the
+final state, and no length is read on the host (packing the sequences copied them there).
 """
 
 from torch import Tensor, nn
-from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from models.blocks.masked_lstm import MaskedLSTM
 from models.interfaces import ParagraphEncoding
 
 
@@ -22,17 +23,10 @@ class ParagraphLSTM(nn.Module):
     ):
         super().__init__()
         self.output_dim = hidden_dim
-        self.lstm = nn.LSTM(input_dim, hidden_dim, num_layers=num_layers, batch_first=True)
+        self.lstm = MaskedLSTM(input_dim, hidden_dim, num_layers=num_layers)
 
     def forward(self, sentences: Tensor, mask: Tensor) -> ParagraphEncoding:
         """sentences (B, N, d), mask (B, N) real-sentence prefix -> contexts (B, N, h),
         state (h (B, h), c (B, h))."""
-        lengths = mask.sum(dim=1)  # (B,)
-        packed = pack_padded_sequence(
-            sentences, lengths.cpu(), batch_first=True, enforce_sorted=False
-        )
-        outputs, (hidden, cell) = self.lstm(packed)  # hidden, cell (layers, B, h)
-        contexts, _ = pad_packed_sequence(
-            outputs, batch_first=True, total_length=sentences.shape[1]
-        )  # (B, N, h), zeros at padding
-        return ParagraphEncoding(contexts, (hidden[-1], cell[-1]))
+        contexts, (hidden, cell) = self.lstm(sentences, mask.sum(dim=1))  # (B, N, h) zeros at
+        return ParagraphEncoding(contexts, (hidden[-1], cell[-1]))  # padding; (layers, B, h)

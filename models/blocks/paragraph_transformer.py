@@ -32,9 +32,11 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from models.blocks.pretrained import load_pretrained
+from models.batch import to_device
+from models.blocks.pretrained import encoder_mask, load_pretrained
 
 FITS = ("truncate",)
+SHAPE_FLOOR = 64  # the shortest padded input of a compiled step (`text_inputs`)
 
 
 def token_caps(lengths: list[int], budget: int) -> list[int]:
@@ -134,22 +136,43 @@ class PretrainedParagraphEncoder(nn.Module):
             owner += [index] * cap + [-1]
         return ids, owner
 
-    def forward(self, texts: list[list[str]], num: int) -> Tensor:
-        """texts[b] = presented sentences of document b -> (B, num, H), zeros at padding."""
-        device = next(self.model.parameters()).device
+    def forward(self, texts: list[list[str]] | dict, num: int) -> Tensor:
+        """texts[b] = presented sentences of document b, or their `text_inputs` made on the
+        host and moved with the batch -> (B, num, H), zeros at padding."""
+        if not isinstance(texts, dict):
+            device = next(self.model.parameters()).device
+            texts = to_device(self.text_inputs(texts, num), device)
+        return self.from_inputs(texts, num)
+
+    def text_inputs(
+        self, texts: list[list[str]], num: int, fixed_shapes: bool = False
+    ) -> dict[str, Tensor]:
+        """On the host: each document's joined input ids (B, L), padded (with
+        `fixed_shapes` to a power of two of at least `SHAPE_FLOOR` positions, within the
+        encoder's, for a compiled step), the sentence each id belongs to (B, L; -1 for
+        special tokens and padding) and the ids' count (B,)."""
         joined = [self.joined(document) for document in texts]
         length = max(len(ids) for ids, _ in joined)
+        if fixed_shapes:
+            length = min(max(SHAPE_FLOOR, 1 << (length - 1).bit_length()), self.positions)
         input_ids = torch.full((len(texts), length), self.pad, dtype=torch.long)  # (B, L)
         owner = torch.full((len(texts), length), -1, dtype=torch.long)  # (B, L)
         for row, (ids, owners) in enumerate(joined):
             input_ids[row, : len(ids)] = torch.tensor(ids)
             owner[row, : len(ids)] = torch.tensor(owners)
-        input_ids, owner = input_ids.to(device), owner.to(device)
-        attention = (torch.arange(length, device=device) < torch.tensor(
-            [len(ids) for ids, _ in joined], device=device).unsqueeze(1)).long()  # (B, L)
-        hidden = self.model(input_ids=input_ids, attention_mask=attention).last_hidden_state
+        lengths = torch.tensor([len(ids) for ids, _ in joined])  # (B,)
+        return {"input_ids": input_ids, "owner": owner, "lengths": lengths}
+
+    def from_inputs(self, inputs: dict[str, Tensor], num: int) -> Tensor:
+        """`text_inputs` on the device -> (B, num, H): each sentence the mean of its span's
+        output states, zeros where a row has no sentence."""
+        input_ids, owner = inputs["input_ids"], inputs["owner"]  # (B, L)
+        positions = torch.arange(input_ids.shape[1], device=input_ids.device)  # (L,)
+        real = positions < inputs["lengths"].unsqueeze(1)  # (B, L)
+        hidden = self.model(input_ids=input_ids,
+                            attention_mask=encoder_mask(self.model, real)).last_hidden_state
         # hidden (B, L, H)
-        spans = (owner.unsqueeze(1) == torch.arange(num, device=device).view(1, num, 1))
+        spans = owner.unsqueeze(1) == torch.arange(num, device=owner.device).view(1, num, 1)
         spans = spans.to(hidden.dtype)  # (B, num, L): token l belongs to sentence k
         counts = spans.sum(dim=2, keepdim=True).clamp(min=1)  # (B, num, 1)
         return spans @ hidden / counts  # (B, num, H), zeros where a row has no sentence

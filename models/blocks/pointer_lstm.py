@@ -27,6 +27,7 @@ orders (training, log-probabilities); `step` runs one step for the searches.
 import torch
 from torch import Tensor, nn
 
+from models.blocks.eager_lstm import eager_lstm
 from models.blocks.pointer_attention import AdditivePointer
 from models.interfaces import ParagraphEncoding, Tensors
 from models.search.candidates import mask_scores, placed_before
@@ -94,11 +95,10 @@ class LSTMPointerDecoder(nn.Module):
         else:
             index = previous.view(rows, 1, 1).expand(rows, 1, dim)  # (R, 1, d)
             inputs = sentences.gather(1, index).squeeze(1)  # (R, d)
-        output, (hidden, cell) = self.lstm(
-            inputs.unsqueeze(1), (hidden.unsqueeze(0), cell.unsqueeze(0))
-        )  # output (R, 1, H); hidden, cell (1, R, H)
+        output, hidden, cell = self._recur(inputs.unsqueeze(1), hidden, cell)
+        # output (R, 1, H); hidden, cell (R, H)
         scores = self.pointer(keys, output).squeeze(1)  # (R, N)
-        return mask_scores(scores, available), (hidden.squeeze(0), cell.squeeze(0))
+        return mask_scores(scores, available), (hidden, cell)
 
     def teacher_forced(
         self, memory: Tensors, state: Tensors, orders: Tensor, available: Tensor
@@ -110,10 +110,17 @@ class LSTMPointerDecoder(nn.Module):
         previous = orders[:, :-1].clamp(min=0)  # (B, N-1) choice of steps 0..N-2
         chosen = sentences.gather(1, previous.unsqueeze(-1).expand(-1, -1, dim))  # (B, N-1, d)
         inputs = torch.cat([self.start_input.expand(batch, 1, dim), chosen], dim=1)  # (B, N, d)
-        outputs, _ = self.lstm(inputs, (hidden.unsqueeze(0), cell.unsqueeze(0)))  # (B, N, H)
+        outputs, _, _ = self._recur(inputs, hidden, cell)  # (B, N, H)
         scores = self.pointer(keys, outputs)  # (B, N, N)
         allowed = available.unsqueeze(1) & ~placed_before(orders, num)  # (B, N, N)
         return mask_scores(scores, allowed)
+
+    @eager_lstm
+    def _recur(self, inputs: Tensor, hidden: Tensor, cell: Tensor) -> tuple[Tensor, ...]:
+        """The LSTM over inputs (R, K, d) from (h, c) (R, H) -> outputs (R, K, H) and the
+        final (h, c) (R, H)."""
+        outputs, (hidden, cell) = self.lstm(inputs, (hidden.unsqueeze(0), cell.unsqueeze(0)))
+        return outputs, hidden.squeeze(0), cell.squeeze(0)
 
     def reindex(self, tensors: Tensors, index: Tensor) -> Tensors:
         """Rows `index` (R',) of every tensor in `tensors`."""

@@ -290,6 +290,16 @@ def load_pretrained(model: str | None) -> tuple[nn.Module, object]:
     return encoder, tokenizer
 
 
+def encoder_mask(model: nn.Module, real: Tensor) -> Tensor:
+    """The attention mask to give `model` for real tokens (B, L) bool: where it attends by
+    scaled_dot_product_attention, a (B, 1, 1, L) mask it uses as it is (from a 2-D mask,
+    transformers reads on the host whether any token is padding, a sync on a GPU), else
+    the 2-D mask."""
+    if getattr(model.config, "_attn_implementation", None) == "sdpa":
+        return real[:, None, None, :]
+    return real.long()
+
+
 def encoder_width(model: str | None) -> int:
     """The encoder's hidden width from its own config.json (no model is loaded)."""
     config = json.loads((resolve_encoder(model).path / "config.json").read_text())

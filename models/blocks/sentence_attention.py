@@ -18,7 +18,9 @@ the first bucket, every dropout mask of every layer is drawn at the shapes, in t
 and in the memory layout the reference draws them (attention weights (S, H, T, T); the
 attention output (S, T, e), laid out (T, S, e); the feed-forward hidden (S, T, f) and
 output (S, T, e)), and each bucket takes its rows of them. A seed then trains the same
-model on either path (docs/performance.md).
+model on either path (docs/performance.md). Without a plan of buckets (a GPU, a compiled
+step) the same arithmetic runs on every sentence in one call, reading no length on the
+host (its masks drawn at the shapes of all S sentences).
 """
 
 import math
@@ -29,7 +31,7 @@ from torch import Tensor, nn
 from torch.nn import functional as F
 
 from models.blocks.dropout_masks import apply_mask, dropout_mask
-from models.blocks.length_buckets import length_buckets
+from models.blocks.length_buckets import AUTO, BucketPlan, bucket_plan, encode_rows, plan_for
 from models.blocks.masked_ops import encode_nonempty, length_mask, masked_mean
 from models.blocks.positional_encoding import sinusoidal_positions
 from models.compute_paths import use_reference
@@ -67,12 +69,22 @@ class SentenceSelfAttention(nn.Module):
         )
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, words: Tensor, lengths: Tensor) -> Tensor:
-        """words (S, T, e), lengths (S,) -> (S, e)."""
-        encode = self._encode
-        if words.device.type == "cpu" and not use_reference() and self._layers_supported():
-            encode = self._encode_in_buckets
-        return self.dropout(encode_nonempty(encode, words, lengths, self.output_dim))
+    def forward(
+        self, words: Tensor, lengths: Tensor, plan: BucketPlan | None | str = AUTO
+    ) -> Tensor:
+        """words (S, T, e), lengths (S,) -> (S, e); `plan`: its length buckets
+        (`models.blocks.length_buckets`; None: one call)."""
+        if use_reference() or not self._layers_supported():
+            return self.dropout(encode_nonempty(self._encode, words, lengths, self.output_dim))
+        plan = plan_for(plan, lengths, ATTENTION_CALL_COST)
+        if plan is None:
+            return self.dropout(encode_rows(self._encode_at_once, words, lengths,
+                                            self.output_dim, None))  # fmt: skip
+        return self.dropout(self._encode_in_buckets(words, lengths, plan))
+
+    def bucket_plan(self, lengths: Tensor) -> BucketPlan:
+        """The length buckets of sentences of lengths (S,), on the host."""
+        return bucket_plan(lengths, ATTENTION_CALL_COST)
 
     def _layers_supported(self) -> bool:
         """Whether `bucketed_layer` computes what the layers do."""
@@ -83,22 +95,32 @@ class SentenceSelfAttention(nn.Module):
             for layer in self.layers
         )  # fmt: skip
 
-    def _encode_in_buckets(self, words: Tensor, lengths: Tensor) -> Tensor:
-        """`_encode` on length buckets, with the reference's dropout masks:
-        (S', T, e), (S',) -> (S', e)."""
+    def _encode_at_once(self, words: Tensor, lengths: Tensor) -> Tensor:
+        """`_encode` as one bucket of sentences of lengths (S,) >= 1: (S, T, e) -> (S, e)."""
         rows, num_words, dim = words.shape
-        masks = [layer_masks(layer, rows, num_words, words) for layer in self.layers]
+        real = length_mask(lengths, num_words)  # (S, T)
+        hidden = words + sinusoidal_positions(num_words, dim, words.device)  # (S, T, e)
+        for layer in self.layers:
+            hidden = bucketed_layer(layer, hidden, real, layer_masks(layer, rows, num_words, words))
+        return masked_mean(hidden, real)
+
+    def _encode_in_buckets(self, words: Tensor, lengths: Tensor, plan: BucketPlan) -> Tensor:
+        """`_encode` on the length buckets of `plan`, with the reference's dropout masks:
+        (S, T, e), (S,) -> (S, e), zeros for padding sentences."""
+        num_words, dim = words.shape[1:]
+        masks = [layer_masks(layer, len(plan.rows), num_words, words) for layer in self.layers]
         positions = sinusoidal_positions(num_words, dim, words.device)  # (T, e)
-        order, vectors = [], []
-        for group, longest in length_buckets(lengths, ATTENTION_CALL_COST):
-            real = length_mask(lengths[group], longest)  # (G, L)
+        vectors = []
+        for group, at, longest in plan.buckets():
+            real = length_mask(lengths.index_select(0, group), longest)  # (G, L)
             hidden = words.index_select(0, group)[:, :longest] + positions[:longest]  # (G, L, e)
             for layer, layer_mask in zip(self.layers, masks, strict=True):
-                hidden = bucketed_layer(layer, hidden, real, _rows(layer_mask, group, longest))
+                hidden = bucketed_layer(layer, hidden, real, _rows(layer_mask, at, longest))
             vectors.append(masked_mean(hidden, real))  # (G, e)
-            order.append(group)
-        inverse = torch.cat(order).argsort()  # (S',) position of each sentence in the buckets
-        return torch.cat(vectors).index_select(0, inverse)
+        out = words.new_zeros(words.shape[0], dim)  # (S, e)
+        if not vectors:
+            return out
+        return out.index_copy(0, plan.rows, torch.cat(vectors).to(out.dtype))
 
     def _encode(self, words: Tensor, lengths: Tensor) -> Tensor:
         """Non-empty sentences: words (S', T, e), lengths (S',) -> (S', e)."""

@@ -14,10 +14,12 @@ give `num_filters` maps of each, concatenated.
 On the CPU the sentences run in length buckets (`models.blocks.length_buckets`), each cut to its
 own longest sentence, instead of all padded to the batch's longest (the reference path of
 `models.compute_paths`): a sentence's vector does not depend on the padding after it, and
-half the positions of NIPS-like batches were padding. The fast path also pools before
-the ReLU: ReLU is nondecreasing, so max_t ReLU(x_t) = ReLU(max_t x_t), and the gradient
-is the same (it reaches the largest x_t when that is positive, nothing otherwise), while
-the ReLU and its backward run on (S, F) instead of (S, F, T) (docs/performance.md).
+half the positions of NIPS-like batches were padding. Without a plan of buckets (a GPU, a
+compiled step) every sentence runs in one call, reading no length on the host. The fast
+path also pools before the ReLU: ReLU is nondecreasing, so max_t ReLU(x_t) =
+ReLU(max_t x_t), and the gradient is the same (it reaches the largest x_t when that is
+positive, nothing otherwise), while the ReLU and its backward run on (S, F) instead of
+(S, F, T) (docs/performance.md).
 """
 
 from collections.abc import Sequence
@@ -25,7 +27,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from models.blocks.length_buckets import encode_in_buckets
+from models.blocks.length_buckets import AUTO, BucketPlan, bucket_plan, encode_rows, plan_for
 from models.blocks.masked_ops import encode_nonempty, length_mask, masked_max
 from models.compute_paths import use_reference
 
@@ -52,16 +54,21 @@ class SentenceCNN(nn.Module):
         )
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, words: Tensor, lengths: Tensor) -> Tensor:
-        """words (S, T, e), lengths (S,) -> (S, num_filters)."""
-        encode = self._encode
-        if words.device.type == "cpu" and not use_reference():
-            encode = self._encode_in_buckets
-        return self.dropout(encode_nonempty(encode, words, lengths, self.output_dim))
+    def forward(
+        self, words: Tensor, lengths: Tensor, plan: BucketPlan | None | str = AUTO
+    ) -> Tensor:
+        """words (S, T, e), lengths (S,) -> (S, num_filters); `plan`: its length buckets
+        (`models.blocks.length_buckets`; None: one call)."""
+        if use_reference():
+            return self.dropout(encode_nonempty(self._encode, words, lengths, self.output_dim))
+        plan = plan_for(plan, lengths, CNN_CALL_COST)
+        return self.dropout(
+            encode_rows(self._encode_pooling_first, words, lengths, self.output_dim, plan)
+        )
 
-    def _encode_in_buckets(self, words: Tensor, lengths: Tensor) -> Tensor:
-        """`_encode_pooling_first` on length buckets: (S', T, e), (S',) -> (S', F x widths)."""
-        return encode_in_buckets(self._encode_pooling_first, words, lengths, CNN_CALL_COST)
+    def bucket_plan(self, lengths: Tensor) -> BucketPlan:
+        """The length buckets of sentences of lengths (S,), on the host."""
+        return bucket_plan(lengths, CNN_CALL_COST)
 
     def _encode_pooling_first(self, words: Tensor, lengths: Tensor) -> Tensor:
         """`_encode` with the max over windows taken before the ReLU, on the (S', F, W)

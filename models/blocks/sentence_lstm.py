@@ -8,16 +8,18 @@ h_t = [h_t(fwd); h_t(bwd)] are averaged over the words (`bidirectional=True,
 pooling="mean"`). Padding tokens never reach the LSTM; padding sentences (0 tokens) are
 skipped and encoded as zero vectors.
 
-On the CPU the LSTM runs on a few length buckets (`bucketed_states`,
-`models.blocks.length_buckets`): sentences sorted by length, each bucket cut to its longest
-sentence and right-padded, one call per layer and direction; the backward direction reads
-each sentence reversed within its own length, so padding only ever follows the real words
-and never reaches a state that is used. This replaced one call per distinct length
-(`grouped_states`, kept as the reference path of `models.compute_paths`), whose many small
-calls cost 2-3x more at the published sizes; that in turn replaced a `PackedSequence`,
-whose backward pass zero-fills a gradient of the whole packed input at every time step
-(docs/performance.md). All compute the same function with the same parameters; on a GPU
-the packed call (one cuDNN kernel for all lengths) is kept (`packed_states`).
+On the CPU the LSTM runs on a few length buckets (`sentence_states` with a plan of
+`models.blocks.length_buckets`, made on the host): sentences sorted by length, each bucket
+cut to its longest sentence and right-padded, one call per layer and direction
+(`bucket_states`); the backward direction reads each sentence reversed within its own
+length, so padding only ever follows the real words and never reaches a state that is
+used. This replaced one call per distinct length (`grouped_states`, kept as the reference
+path of `models.compute_paths`), whose many small calls cost 2-3x more at the published
+sizes; that in turn replaced a `PackedSequence`, whose backward pass zero-fills a gradient
+of the whole packed input at every time step (docs/performance.md). Without a plan (a GPU,
+a compiled step) all sentences run as one bucket, padding sentences at length 1 and zeroed:
+no length is read on the host, where packing (`packed_states`, the reference on a GPU)
+copied them there at every step. All compute the same function with the same parameters.
 """
 
 import torch
@@ -25,8 +27,9 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from models.blocks.length_buckets import length_buckets, reversal_index
-from models.blocks.masked_ops import encode_nonempty, length_mask, masked_mean
+from models.blocks.eager_lstm import eager_lstm
+from models.blocks.length_buckets import AUTO, BucketPlan, bucket_plan, plan_for, reversal_index
+from models.blocks.masked_ops import length_mask, masked_mean
 from models.compute_paths import use_reference
 
 POOLINGS = ("last", "mean")
@@ -60,29 +63,49 @@ class SentenceLSTM(nn.Module):
         )
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, words: Tensor, lengths: Tensor) -> Tensor:
-        """words (S, T, e) embedded tokens, lengths (S,) -> (S, output_dim)."""
-        return self.dropout(encode_nonempty(self._encode, words, lengths, self.output_dim))
+    def forward(
+        self, words: Tensor, lengths: Tensor, plan: BucketPlan | None | str = AUTO
+    ) -> Tensor:
+        """words (S, T, e) embedded tokens, lengths (S,) -> (S, output_dim); `plan`: its
+        length buckets (`models.blocks.length_buckets`; None: one call)."""
+        mean = self.pooling == "mean"
+        outputs, last = self.states(words, lengths, plan, outputs=mean)
+        if mean:
+            return self.dropout(masked_mean(outputs, length_mask(lengths, words.shape[1])))
+        return self.dropout(last)
+
+    def bucket_plan(self, lengths: Tensor) -> BucketPlan:
+        """The length buckets of sentences of lengths (S,), on the host."""
+        return bucket_plan(lengths, LSTM_CALL_COST)
+
+    @eager_lstm
+    def states(
+        self, words: Tensor, lengths: Tensor, plan: BucketPlan | None | str = AUTO,
+        outputs: bool = True,
+    ) -> tuple[Tensor | None, Tensor]:  # fmt: skip
+        """Every sentence: words (S, T, e), lengths (S,) -> top-layer outputs (S, T, D)
+        (zeros at padding; None when not `outputs`) and final states (S, D), zeros for
+        padding sentences: `sentence_states`, or the reference paths (`word_states`)."""
+        if use_reference() or not splits_by_direction(self.lstm):
+            real = (lengths > 0).nonzero().squeeze(1)  # (S',)
+            hidden, last = self.word_states(words.index_select(0, real),
+                                            lengths.index_select(0, real))  # fmt: skip
+            full = words.new_zeros(words.shape[0], self.output_dim)  # (S, D)
+            last = full.index_copy(0, real, last.to(full.dtype))
+            if not outputs:
+                return None, last
+            shape = (words.shape[0], *hidden.shape[1:])
+            return words.new_zeros(shape).index_copy(0, real, hidden.to(words.dtype)), last
+        plan = plan_for(plan, lengths, LSTM_CALL_COST)
+        return sentence_states(self.lstm, words, lengths, plan, outputs)
 
     def word_states(self, words: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:
-        """Non-empty sentences: words (S', T, e), lengths (S',) -> top-layer outputs
-        (S', T, D) (zeros at padding) and final states (S', D), directions concatenated."""
+        """The reference paths, non-empty sentences: words (S', T, e), lengths (S',) ->
+        top-layer outputs (S', T, D) (zeros at padding) and final states (S', D),
+        directions concatenated: packed on a GPU, one call per length on a CPU."""
         if words.device.type != "cpu":
             return packed_states(self.lstm, words, lengths)
-        if use_reference() or not splits_by_direction(self.lstm):
-            return grouped_states(self.lstm, words, lengths)
-        return bucketed_states(self.lstm, words, lengths)
-
-    def _encode(self, words: Tensor, lengths: Tensor) -> Tensor:
-        """Non-empty sentences: words (S', T, e), lengths (S',) -> (S', output_dim)."""
-        if self.pooling == "last" and words.device.type == "cpu" and not use_reference() and (
-            splits_by_direction(self.lstm)
-        ):
-            return bucketed_states(self.lstm, words, lengths, outputs=False)[1]
-        outputs, last = self.word_states(words, lengths)
-        if self.pooling == "mean":
-            return masked_mean(outputs, length_mask(lengths, words.shape[1]))
-        return last
+        return grouped_states(self.lstm, words, lengths)
 
 
 def packed_states(lstm: nn.LSTM, words: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:
@@ -115,15 +138,26 @@ def splits_by_direction(lstm: nn.LSTM) -> bool:
     return lstm.proj_size == 0 and dropout == 0.0
 
 
-def bucketed_states(
-    lstm: nn.LSTM, words: Tensor, lengths: Tensor, outputs: bool = True
-) -> tuple[Tensor | None, Tensor]:
-    """`SentenceLSTM.word_states` on length buckets (`models.blocks.length_buckets`), each bucket
-    run by `bucket_states`; the results are put back in input order. `outputs=False`:
-    the final states only (None for the outputs)."""
-    total = words.shape[1]
-    rows, hidden, finals = [], [], []
-    for group, longest in length_buckets(lengths, LSTM_CALL_COST):
+def sentence_states(
+    lstm: nn.LSTM, words: Tensor, lengths: Tensor, plan: BucketPlan | None,
+    outputs: bool = True,
+) -> tuple[Tensor | None, Tensor]:  # fmt: skip
+    """Every sentence: words (S, T, e), lengths (S,) (0: a padding sentence) -> top-layer
+    outputs (S, T, D) (zeros at padding; None when not `outputs`) and final states (S, D),
+    directions concatenated, zeros for padding sentences: `bucket_states` on each bucket
+    of `plan`, the results put back in input order, or with no plan on all sentences at
+    once (padding sentences read at length 1, then zeroed)."""
+    rows, total = words.shape[:2]
+    width = lstm.hidden_size * (2 if lstm.bidirectional else 1)  # D
+    if plan is None:
+        states, last = bucket_states(lstm, words, lengths.clamp(min=1), outputs)
+        real = lengths > 0  # (S,)
+        last = torch.where(real.unsqueeze(-1), last, torch.zeros_like(last))
+        if outputs:
+            states = torch.where(real.view(-1, 1, 1), states, torch.zeros_like(states))
+        return states, last
+    hidden, finals = [], []
+    for group, _, longest in plan.buckets():
         states, final = bucket_states(
             lstm, words.index_select(0, group)[:, :longest], lengths.index_select(0, group),
             outputs,
@@ -131,10 +165,14 @@ def bucketed_states(
         if outputs:
             hidden.append(F.pad(states, (0, 0, 0, total - longest)))  # (G, T, D)
         finals.append(final)
-        rows.append(group)
-    inverse = torch.cat(rows).argsort()  # (S',) position of each sentence in the buckets
-    last = torch.cat(finals).index_select(0, inverse)  # (S', D)
-    return (torch.cat(hidden).index_select(0, inverse) if outputs else None), last
+    last = words.new_zeros(rows, width)  # (S, D)
+    states = words.new_zeros(rows, total, width) if outputs else None  # (S, T, D)
+    if not finals:
+        return states, last
+    last = last.index_copy(0, plan.rows, torch.cat(finals).to(last.dtype))
+    if outputs:
+        states = states.index_copy(0, plan.rows, torch.cat(hidden).to(states.dtype))
+    return states, last
 
 
 def bucket_states(

@@ -15,14 +15,17 @@ The encoder is frozen (no gradient, always in eval mode) and reads the raw sente
 encoded once per process and its vector cached (`cache=True`): later epochs and the
 evaluation passes cost nothing here. With a `store` (the config gives the preset
 `benchmark.run.vector_store.VectorStoreFolder` of `data/cache/minilm/`), the vectors
-also persist across runs: only the first run on a corpus pays for MiniLM.
+also persist across runs: only the first run on a corpus pays for MiniLM. The vectors of a
+batch are looked up (or computed) on the host before the batch goes to its device
+(`text_inputs`, from the model's `host_inputs`), so a training step only places them.
 """
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from models.blocks.masked_ops import length_mask, masked_mean
+from models.batch import to_device
+from models.blocks.masked_ops import into_slots, masked_mean, sentence_slots
 from models.blocks.pretrained import (
     VectorStores,
     load_pretrained,
@@ -59,15 +62,27 @@ class MiniLMSentenceEncoder(nn.Module):
         self.model.eval()
         return self
 
-    def forward(self, texts: list[list[str]], num: int) -> Tensor:
-        """texts[b] = presented sentences of document b -> (B, num, H), zeros at padding."""
-        device = next(self.model.parameters()).device
+    def forward(self, texts: list[list[str]] | dict, num: int) -> Tensor:
+        """texts[b] = presented sentences of document b, or their `text_inputs` made on the
+        host and moved with the batch -> (B, num, H), zeros at padding."""
+        if not isinstance(texts, dict):
+            device = next(self.model.parameters()).device
+            texts = to_device(self.text_inputs(texts, num), device)
+        return self.from_inputs(texts, num)
+
+    def text_inputs(
+        self, texts: list[list[str]], num: int, fixed_shapes: bool = False
+    ) -> dict[str, Tensor]:
+        """On the host: the sentence vectors (B, num, H), zeros at padding (the model is
+        frozen: a step only reads them)."""
         flat = [text for document in texts for text in document]
-        vectors = self._encode(flat).to(device)  # (S, H)
-        out = torch.zeros(len(texts), num, self.output_dim, device=device)  # (B, N, H)
-        real = length_mask(torch.tensor([len(d) for d in texts], device=device), num)  # (B, N)
-        out[real] = vectors  # row-major: document by document, sentence by sentence
-        return out
+        counts = torch.tensor([len(document) for document in texts])  # (B,)
+        return {"vectors": into_slots(self._encode(flat), sentence_slots(counts, num),
+                                      len(texts), num)}  # fmt: skip
+
+    def from_inputs(self, inputs: dict[str, Tensor], num: int) -> Tensor:
+        """`text_inputs` on the device -> (B, num, H), zeros at padding."""
+        return inputs["vectors"]
 
     def prepare(self, texts: list[str], chunk: int = 4096) -> int:
         """Encode the sentences of `texts` not known yet, keeping their vectors (and writing

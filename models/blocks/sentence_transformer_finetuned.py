@@ -27,7 +27,10 @@ Settings:
   `batch_size` (the frozen part on new sentences, the trained layers on a step's
   sentences), each chunk padded to its own longest sentence. A sentence's output does not
   depend on the others of its chunk (padded keys get zero attention weight), so this
-  changes the cost, not the result (up to float rounding).
+  changes the cost, not the result (up to float rounding). The chunks of a batch (their
+  cached states, or their token ids) are made on the host before the batch goes to its
+  device (`text_inputs`, from the model's `host_inputs`): a training step reads nothing
+  back.
 - `learning_rate` and `warmup_steps`: read by the harness (`benchmark.training.optimisation`):
   this module's trainable parameters get their own learning rate, and every group's rate
   rises linearly over the first `warmup_steps` optimiser steps.
@@ -37,14 +40,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import torch
 from torch import Tensor, nn
 
-from models.blocks.masked_ops import length_mask, masked_mean
-from models.blocks.pretrained import VectorStores, load_pretrained, resolve_encoder
+from models.batch import to_device
+from models.blocks.masked_ops import into_slots, length_mask, masked_mean, sentence_slots
+from models.blocks.pretrained import VectorStores, encoder_mask, load_pretrained, resolve_encoder
 
 
 def tokenizer_description(tokenizer) -> str:
@@ -129,18 +133,52 @@ class FineTunedSentenceEncoder(nn.Module):
             self.top.train(mode)
         return self
 
-    def forward(self, texts: list[list[str]], num: int) -> Tensor:
-        """texts[b] = presented sentences of document b -> (B, num, H), zeros at padding."""
-        device = next(self.model.parameters()).device
+    def forward(self, texts: list[list[str]] | dict, num: int) -> Tensor:
+        """texts[b] = presented sentences of document b, or their `text_inputs` made on the
+        host and moved with the batch -> (B, num, H), zeros at padding."""
+        if not isinstance(texts, dict):
+            device = next(self.model.parameters()).device
+            texts = to_device(self.text_inputs(texts, num), device)
+        return self.from_inputs(texts, num)
+
+    def text_inputs(self, texts: list[list[str]], num: int, fixed_shapes: bool = False) -> dict:
+        """On the host: the real sentences in length-sorted chunks (`batch_size` each), each
+        chunk the frozen part's token states (`cache_frozen`: float16 (c, t, H) and their
+        lengths (c,), computed for new sentences) or its token ids; with the sentences'
+        chunk order (S,) and their rows in the (B * num) slots. (Their shapes follow the
+        sentences: `fixed_shapes` is not used.)"""
         flat = [text for document in texts for text in document]
+        counts = torch.tensor([len(document) for document in texts])  # (B,)
         if self.cache_frozen:
-            vectors = self._from_cached_states(flat, device)  # (S, H)
+            self._fill(flat, next(self.model.parameters()).device)
+            states = [self._states[text] for text in flat]  # (t_i, H) float16
+            order = list(self._chunks([len(state) for state in states]))
+            chunks = [{"states": nn.utils.rnn.pad_sequence([states[i] for i in chunk],
+                                                           batch_first=True),
+                       "lengths": torch.tensor([len(states[i]) for i in chunk])}
+                      for chunk in order]  # fmt: skip
         else:
-            vectors = self._full(flat, device)  # (S, H)
-        out = vectors.new_zeros(len(texts), num, self.output_dim)  # (B, N, H)
-        real = length_mask(torch.tensor([len(d) for d in texts], device=device), num)  # (B, N)
-        out[real] = vectors  # row-major: document by document, sentence by sentence
-        return out
+            order = list(self._chunks(self._token_counts(flat)))
+            chunks = [self._tokenize([flat[i] for i in chunk]) for chunk in order]
+        return {"chunks": chunks, "order": torch.tensor([i for chunk in order for i in chunk],
+                                                        dtype=torch.long),
+                "slots": sentence_slots(counts, num), "counts": counts}  # fmt: skip
+
+    def from_inputs(self, inputs: dict, num: int) -> Tensor:
+        """`text_inputs` on the device -> (B, num, H), zeros at padding: the trained layers
+        (and the frozen ones, without the cache) on each chunk, mean-pooled."""
+        if self.cache_frozen:
+            vectors = [self._top(chunk["states"].float(),
+                                 length_mask(chunk["lengths"], chunk["states"].shape[1]))
+                       for chunk in inputs["chunks"]]  # fmt: skip
+        else:
+            vectors = [self._encode(chunk) for chunk in inputs["chunks"]]
+        documents, slots = len(inputs["counts"]), inputs["slots"]
+        if not vectors:
+            return slots.new_zeros(documents, num, self.output_dim, dtype=torch.float)
+        # the chunks' sentences (S, H) to their slots: sentence order[k] is chunk row k
+        return into_slots(torch.cat(vectors), slots.index_select(0, inputs["order"]),
+                          documents, num)  # fmt: skip
 
     def prepare(self, texts: list[str]) -> int:
         """Run the frozen part on the sentences of `texts` not cached yet, keeping their
@@ -154,11 +192,12 @@ class FineTunedSentenceEncoder(nn.Module):
             self.store.flush()
         return new
 
-    def _tokenize(self, texts: list[str], device: torch.device) -> dict[str, Tensor]:
+    def _tokenize(self, texts: list[str], device: torch.device | None = None) -> dict:
+        """Token ids of `texts` padded to the longest, on `device` (None: the host)."""
         encoded = self.tokenizer(
             texts, padding=True, truncation=True, max_length=self.max_tokens, return_tensors="pt"
         )
-        return {key: value.to(device) for key, value in encoded.items()}
+        return {key: value.to(device) if device else value for key, value in encoded.items()}
 
     def _token_counts(self, texts: list[str]) -> list[int]:
         """Sub-word tokens of each sentence, special tokens included, after truncation."""
@@ -171,38 +210,26 @@ class FineTunedSentenceEncoder(nn.Module):
         for start in range(0, len(order), self.batch_size):
             yield order[start : start + self.batch_size]
 
-    def _by_length(self, lengths: list[int], encode: Callable[[list[int]], Tensor]) -> Tensor:
-        """encode(indices) -> (c, H) on length-sorted chunks -> (S, H) in the given order."""
-        chunks = list(self._chunks(lengths))
-        vectors = torch.cat([encode(chunk) for chunk in chunks])  # (S, H), sorted order
-        order = torch.tensor([i for chunk in chunks for i in chunk], device=vectors.device)
-        inverse = torch.empty_like(order)
-        inverse[order] = torch.arange(len(order), device=vectors.device)
-        return vectors[inverse]
-
-    def _full(self, texts: list[str], device: torch.device) -> Tensor:
-        """Every layer on `texts` (gradient where parameters train) -> (S, H)."""
-        if not texts:
-            return torch.zeros(0, self.output_dim, device=device)
-        return self._by_length(
-            self._token_counts(texts), lambda chunk: self._encode([texts[i] for i in chunk], device)
-        )
-
-    def _encode(self, texts: list[str], device: torch.device) -> Tensor:
-        """Every layer on one padded chunk -> (c, H)."""
-        inputs = self._tokenize(texts, device)
+    def _encode(self, inputs: dict[str, Tensor]) -> Tensor:
+        """Every layer on one padded chunk of token ids -> (c, H)."""
+        mask = inputs["attention_mask"].bool()
         if self.train_layers is None:
-            hidden = self.model(**inputs).last_hidden_state  # (c, T, H)
-            return masked_mean(hidden, inputs["attention_mask"].bool())
+            hidden = self.model(**self._model_inputs(inputs)).last_hidden_state  # (c, T, H)
+            return masked_mean(hidden, mask)
         with torch.no_grad():
             frozen = self._frozen_states(inputs)  # (c, T, H)
-        return self._top(frozen, inputs["attention_mask"].bool())
+        return self._top(frozen, mask)
+
+    def _model_inputs(self, inputs: dict[str, Tensor]) -> dict[str, Tensor]:
+        """The tokenizer's output with the attention mask the model uses as it is."""
+        mask = encoder_mask(self.model, inputs["attention_mask"].bool())
+        return {**inputs, "attention_mask": mask}
 
     def _frozen_states(self, inputs: dict[str, Tensor]) -> Tensor:
         """Token states after the frozen layers (S, T, H): the pretrained model's own forward
         (embeddings, attention masks) with its layer list cut to the frozen ones."""
         with self._lower_layers_only():
-            return self.model(**inputs).last_hidden_state
+            return self.model(**self._model_inputs(inputs)).last_hidden_state
 
     @contextmanager
     def _lower_layers_only(self) -> Iterator[None]:
@@ -242,19 +269,3 @@ class FineTunedSentenceEncoder(nn.Module):
         if not missing and self.store is not None:
             self.store.add({})  # nothing new: the pending states are written
         return len(missing)
-
-    def _from_cached_states(self, texts: list[str], device: torch.device) -> Tensor:
-        """The frozen part's states from the cache (computed for new sentences) -> the
-        trained layers on length-sorted chunks of them (S, H)."""
-        self._fill(texts, device)
-        if not texts:
-            return torch.zeros(0, self.output_dim, device=device)
-        states = [self._states[t] for t in texts]  # (t_i, H) float16
-
-        def top(chunk: list[int]) -> Tensor:
-            part = [states[i] for i in chunk]
-            lengths = torch.tensor([len(s) for s in part], device=device)  # (c,)
-            padded = nn.utils.rnn.pad_sequence(part, batch_first=True).to(device).float()
-            return self._top(padded, length_mask(lengths, padded.shape[1]))  # (c, H)
-
-        return self._by_length([len(s) for s in states], top)

@@ -29,6 +29,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from models.batch import prepared
 from models.interfaces import PointerDecoder, Tensors
 from models.noise.distractor_scorer import DistractorScorer, distractor_loss
 from models.noise.end_orders import complete_orders, distractor_classes
@@ -95,6 +96,16 @@ class NoiseWrapper(nn.Module):
             slotted["gold_order"] = self.slot_orders(batch, batch["gold_order"])
         return slotted
 
+    def host_inputs(self, batch: dict, buckets: bool, fixed_shapes: bool = False) -> dict:
+        """On the host (`models.batch.prepare_batch`): the gold order checked, and the wrapped
+        model's inputs for the batch with its GO slot (which the wrapper adds in the step:
+        a batch prepared here carries them)."""
+        if "gold_order" in batch:
+            complete_orders(batch["gold_order"], batch["n_sentences"],
+                            batch["sentence_mask"].shape[1])  # fmt: skip
+        ungolded = {key: value for key, value in batch.items() if key != "gold_order"}
+        return self.model.host_inputs(self.with_go_slot(ungolded), buckets, fixed_shapes)
+
     @staticmethod
     def slot_orders(batch: dict, orders: Tensor) -> Tensor:
         """Orders (B, L) of presented indices, optionally END (= N), -1 padded (checked)
@@ -112,7 +123,7 @@ class NoiseWrapper(nn.Module):
 
     def start(self, batch: dict) -> tuple[Tensors, Tensors, Tensor]:
         """Batch -> (memory, state, candidates (B, N + 1)) in slots, for `pointer_decoder`."""
-        return self._start(self.with_go_slot(batch))
+        return self._start(self.with_go_slot(prepared(self, batch)))
 
     def _start(self, batch: dict) -> tuple[Tensors, Tensors, Tensor]:
         """Slotted batch -> (memory, state, candidates (B, N + 1)); with the scorer the
@@ -161,13 +172,13 @@ class NoiseWrapper(nn.Module):
     def forward(self, batch: dict) -> Tensor:
         """logits (B, N + 1, N + 1) in slots: [b, k, j] scores slot j (0: END) at step k
         after the gold prefix; placed and padding candidates masked (finite)."""
-        slotted = self.with_go_slot(batch)
+        slotted = self.with_go_slot(prepared(self, batch))
         return self._teacher_forced(slotted, slotted["gold_order"], True)[0]
 
     def log_prob(self, batch: dict, orders: Tensor) -> Tensor:
         """orders (B, L): kept presented indices, optionally END (= N), -1 padded ->
         log P(order, then END | sentences) (B,)."""
-        slotted = self.with_go_slot(batch)
+        slotted = self.with_go_slot(prepared(self, batch))
         orders = self.slot_orders(batch, orders)
         return order_log_prob(self._teacher_forced(slotted, orders, True)[0], orders)
 
@@ -175,6 +186,7 @@ class NoiseWrapper(nn.Module):
         """Mean over documents of the summed NLL of the kept sentences and END; with the
         scorer (trained apart, `models.noise.end_shifts`) plus its cross-entropy against the
         presented sentence the gold order leaves out (or none)."""
+        batch = prepared(self, batch)
         slotted = self.with_go_slot(batch)
         orders = slotted["gold_order"]
         logits, distractor = self._teacher_forced(slotted, orders, shift_sentences=False)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from models.batch import check_batch
+from models.batch import prepared
 from models.search.candidates import mask_scores, placed_before, validate_orders
 
 
@@ -52,7 +52,7 @@ class OverlapChain(nn.Module):
     def overlaps(self, batch: dict) -> tuple[Tensor, Tensor, Tensor]:
         """(J (B, N, N) with 0 on the diagonal and at padding, centrality c (B, N), text key
         (B, N): the rank of each sentence's sorted content-word ids within its document)."""
-        check_batch(batch)
+        batch = prepared(self, batch)
         sets = self._content(batch)  # (B, N, V')
         mask = batch["sentence_mask"]  # (B, N)
         inter = sets @ sets.transpose(1, 2)  # (B, N, N)

@@ -43,7 +43,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from models.batch import check_batch, row_passes
+from models.batch import prepared, row_passes
 from models.blocks.pair_classifier import PairOrderClassifier
 from models.interfaces import SentenceEncoder, TextSentenceEncoder
 from models.ordering_model import OrderingModel
@@ -80,12 +80,14 @@ class PairwiseOrderer(nn.Module):
         self.cycle_rule = cycle_rule
         self.pair_direction = pair_direction
 
-    # the same sentence vectors as the pointer models (word vectors or raw text)
+    # the same sentence vectors as the pointer models (word vectors or raw text), and the
+    # same host side (models.batch.prepare_batch)
     sentence_vectors = OrderingModel.sentence_vectors
+    host_inputs = OrderingModel.host_inputs
 
     def forward(self, batch: dict) -> Tensor:
         """-> pair logits (B, N, N): [b, i, j] = z(presented sentence i, sentence j)."""
-        check_batch(batch)
+        batch = prepared(self, batch)
         words = None if self.embedding is None else self.embedding(batch["tokens"])
         return self.classifier(self.sentence_vectors(batch, words))  # (B, N, N)
 
@@ -95,8 +97,9 @@ class PairwiseOrderer(nn.Module):
         logits = self(batch)  # (B, N, N)
         rank = gold_ranks(batch["gold_order"], batch["sentence_mask"].shape[1])  # (B, N)
         labels = (rank.unsqueeze(2) < rank.unsqueeze(1)).float()  # (B, N, N)
-        pairs = real_pairs(batch["sentence_mask"])  # (B, N, N)
-        return F.binary_cross_entropy_with_logits(logits[pairs], labels[pairs])
+        losses = F.binary_cross_entropy_with_logits(logits, labels, reduction="none")
+        pairs = real_pairs(batch["sentence_mask"]).to(losses.dtype)  # (B, N, N)
+        return (losses * pairs).sum() / pairs.sum()  # the mean over the real pairs
 
     def pair_log_probs(self, batch: dict) -> Tensor:
         """-> log P(i before j) (B, N, N) by `pair_direction` (diagonal and padding: 0)."""
@@ -114,7 +117,7 @@ class PairwiseOrderer(nn.Module):
     def log_prob(self, batch: dict, orders: Tensor) -> Tensor:
         """orders (B, N) presented indices, -1 padded -> sum over k < l of
         log P(o_k before o_l) (B,): a score, not a normalised log-probability."""
-        check_batch(batch)
+        batch = prepared(self, batch)
         validate_orders(orders, batch["n_sentences"])
         return order_score(self.pair_log_probs(batch), orders)
 
@@ -124,7 +127,7 @@ class PairwiseOrderer(nn.Module):
         """`log_prob` of orders[r] (R, N) for document doc_of_row[r] (R,) of `batch`: each
         document's pairs classified once (they do not depend on the scored order), summed for
         the rows in passes of `rows_per_pass` (None: one pass)."""
-        check_batch(batch)
+        batch = prepared(self, batch)
         validate_orders(orders, batch["n_sentences"].index_select(0, doc_of_row))
         log_probs = self.pair_log_probs(batch)  # (B, N, N) per document
         scores = [

@@ -29,7 +29,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from models.batch import check_batch
+from models.batch import prepared
 from models.search.candidates import mask_scores, order_log_prob, placed_before
 
 
@@ -47,7 +47,7 @@ class PositionRegressor(nn.Module):
 
     def positions(self, batch: dict) -> Tensor:
         """Predicted relative positions p (B, N); 0 at padding sentences."""
-        check_batch(batch)
+        batch = prepared(self, batch)
         tokens, lengths = batch["tokens"], batch["token_lengths"]  # (B, N, T), (B, N)
         summed = self.weights(tokens).squeeze(-1).sum(dim=-1)  # (B, N): <pad> adds 0
         mean = summed / lengths.clamp(min=1)  # (B, N) mean over the sentence's words

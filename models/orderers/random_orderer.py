@@ -12,7 +12,7 @@ import hashlib
 import torch
 from torch import Tensor, nn
 
-from models.batch import check_batch
+from models.batch import prepared
 from models.search.candidates import mask_scores, placed_before, validate_orders
 
 
@@ -24,7 +24,7 @@ class RandomOrderer(nn.Module):
 
     def forward(self, batch: dict) -> Tensor:
         """Uniform teacher-forced logits (B, N, N): zeros, placed and padding masked."""
-        check_batch(batch)
+        batch = prepared(self, batch)
         gold, mask = batch["gold_order"], batch["sentence_mask"]
         num = mask.shape[1]
         allowed = mask.unsqueeze(1) & ~placed_before(gold, num)  # (B, N, N)
@@ -32,7 +32,7 @@ class RandomOrderer(nn.Module):
 
     def log_prob(self, batch: dict, orders: Tensor) -> Tensor:
         """-> -log(n!) per document (B,), whatever the (valid) order."""
-        check_batch(batch)
+        batch = prepared(self, batch)
         n = batch["n_sentences"]
         validate_orders(orders, n)
         return -torch.lgamma(n.double() + 1).float()
@@ -43,7 +43,7 @@ class RandomOrderer(nn.Module):
 
     def decode(self, batch: dict, beam_size: int = 1) -> Tensor:
         """-> a uniform random order (B, N) per document, -1 padded; beam_size is unused."""
-        check_batch(batch)
+        batch = prepared(self, batch)
         if "doc_ids" not in batch:
             raise ValueError("batch is missing key 'doc_ids' (seeds the random baseline)")
         n = batch["n_sentences"]

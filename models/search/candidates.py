@@ -22,8 +22,8 @@ def placed_before(orders: Tensor, num_candidates: int) -> Tensor:
 
     Entry [b, k, j] is True when sentence j appears in orders[b, :k].
     """
-    chosen = F.one_hot(orders.clamp(min=0), num_candidates)  # (B, K, N)
-    chosen = chosen * (orders >= 0).unsqueeze(-1)  # drop the -1 padding
+    candidates = torch.arange(num_candidates, device=orders.device)  # (N,)
+    chosen = (orders.unsqueeze(-1) == candidates).long()  # (B, K, N); -1 padding: no candidate
     return (chosen.cumsum(dim=1) - chosen) > 0  # exclusive prefix: strictly before step k
 
 

@@ -5,6 +5,7 @@ task per run, and that such a task trains as one process, not as a rank of the j
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -12,14 +13,17 @@ import pytest
 
 from benchmark.run import processes
 from benchmark.sweep import gpu_sharing
+from benchmark.sweep.gpu_peaks import measured_peaks
 from benchmark.sweep.gpu_sharing import (
     SharingError,
+    auto_runs_per_gpu,
     local_placements,
     runs_per_gpu,
     slurm_groups,
     visible_gpus,
 )
 from benchmark.sweep.launcher import BaseSweepLauncher, SharedGpuTasks
+from benchmark.sweep.summary import RunState, format_summary
 from hydra_plugins.orderbench_launchers import SweepLocalConf, SweepSlurmConf
 
 
@@ -60,14 +64,50 @@ def test_slurm_groups_runs_into_jobs_of_one_gpu():
 
 
 @pytest.mark.parametrize("value", [0, -1, True, "2"])
-def test_runs_per_gpu_must_be_a_positive_integer(value):
-    with pytest.raises(SharingError, match=f"must be an integer >= 1, got {value!r}"):
+def test_runs_per_gpu_must_be_a_positive_integer_or_auto(value):
+    with pytest.raises(SharingError, match=f"must be an integer >= 1 or auto, got {value!r}"):
         runs_per_gpu({"runs_per_gpu": value})
     assert runs_per_gpu({}) == 1
+    assert runs_per_gpu({"runs_per_gpu": "auto"}) == "auto"
 
 
-def test_the_launcher_schemas_add_runs_per_gpu():
-    assert SweepLocalConf().runs_per_gpu == SweepSlurmConf().runs_per_gpu == 1
+def test_the_launcher_schemas_add_runs_per_gpu_auto_by_default():
+    assert SweepLocalConf().runs_per_gpu == SweepSlurmConf().runs_per_gpu == "auto"
+
+
+PEAKS = {"attordernet": {"mib": 523.2, "source": "a record"},
+         "paragraph_listmle": {"mib": 3581.4, "source": "another"}}  # fmt: skip
+
+
+def test_auto_packs_what_the_largest_measured_peak_allows():
+    assert auto_runs_per_gpu(["attordernet"], 81_559, PEAKS, cores=16)[0] == 8  # the cap
+    assert auto_runs_per_gpu(["attordernet"], 81_559, PEAKS, cores=3)[0] == 3  # a core each
+    count, why = auto_runs_per_gpu(["attordernet", "paragraph_listmle"], 16_000, PEAKS, 16)
+    assert count == 3 and "paragraph_listmle, 3581 MiB: another" in why  # 13,600 // 3,581
+    count, why = auto_runs_per_gpu(["han"], 16_000, PEAKS, 16)  # never measured
+    assert count == int(16_000 * gpu_sharing.MEMORY_SHARE // gpu_sharing.UNMEASURED_MIB)
+    assert "never measured on a GPU" in why
+    assert auto_runs_per_gpu(["attordernet"], None, PEAKS)[0] == 1  # no GPU seen (SLURM)
+
+
+def test_the_peaks_are_read_from_the_gpu_check_records(tmp_path: Path):
+    bench = tmp_path / "results" / "bench"
+    bench.mkdir(parents=True)
+    (bench / "gpu-check-cuda-x.json").write_text(json.dumps({"steps": {
+        "bench_32": {"train_peak_memory_mib": 300.0, "decode_peak_memory_mib": 500.0},
+        "nips_table": {"runs": [{"model": "han", "gpu_peak_mib": 900.5},
+                                {"model": "han", "gpu_peak_mib": 700.0}]},
+    }}))  # fmt: skip
+    peaks = measured_peaks(tmp_path)
+    assert peaks["attordernet"]["mib"] == 500.0 and peaks["han"]["mib"] == 900.5
+    assert peaks["han"]["source"] == "results/bench/gpu-check-cuda-x.json (nips_table)"
+    assert set(measured_peaks()) >= {"attordernet", "paragraph_listmle"}  # the committed ones
+
+
+def test_the_summary_counts_the_runs_that_shared_a_gpu(tmp_path: Path):
+    states = [RunState(tmp_path / str(k), "finished", shared=shared)
+              for k, shared in enumerate([4, 4, None, 2])]  # fmt: skip
+    assert "GPU sharing: 1 run(s) ran 2 to a GPU, 2 run(s) ran 4 to a GPU" in format_summary(states)
 
 
 class RecordingExecutor:
@@ -110,9 +150,10 @@ def test_local_runs_on_a_gpu_trainer_see_their_own_gpus(monkeypatch):
     launcher = Launcher("local", gpus_per_node=1, runs_per_gpu=2)
     monkeypatch.setattr(launcher, "_executor", RecordingExecutor)
     jobs = launcher._submit(_arguments(4), launcher._plan(4))
+    shared = "export ORDERBENCH_RUNS_PER_GPU=2"  # the runs' records keep it
     assert RecordingExecutor.submitted == [
-        ({"setup": ["export CUDA_VISIBLE_DEVICES=0"]}, "Launcher", _arguments(4)[:2]),
-        ({"setup": ["export CUDA_VISIBLE_DEVICES=1"]}, "Launcher", _arguments(4)[2:]),
+        ({"setup": [shared, "export CUDA_VISIBLE_DEVICES=0"]}, "Launcher", _arguments(4)[:2]),
+        ({"setup": [shared, "export CUDA_VISIBLE_DEVICES=1"]}, "Launcher", _arguments(4)[2:]),
     ]
     assert [job.job_id for job in jobs] == ["1_0", "1_1", "2_0", "2_1"]
 
@@ -133,8 +174,9 @@ def test_slurm_shares_a_gpu_between_the_tasks_of_one_job(monkeypatch):
     jobs = launcher._submit(_arguments(5), launcher._plan(5))
     arguments = _arguments(5)
     assert RecordingExecutor.submitted == [
-        ({"tasks_per_node": 2}, "SharedGpuTasks", [arguments[0:2], arguments[2:4]]),
-        ({}, "Launcher", [arguments[4]]),
+        ({"tasks_per_node": 2, "setup": ["export ORDERBENCH_RUNS_PER_GPU=2"]},
+         "SharedGpuTasks", [arguments[0:2], arguments[2:4]]),
+        ({}, "Launcher", [arguments[4]]),  # alone: nothing to say
     ]
     assert jobs[:4] == [("1_0", 0), ("1_0", 1), ("1_1", 0), ("1_1", 1)]  # each run: its task
     assert jobs[4].job_id == "2_0"

@@ -45,10 +45,10 @@ def test_the_task_compiles_only_without_a_changing_learning_rate(monkeypatch):
     compiled = []
     monkeypatch.setattr("benchmark.training.task.compile_update", compiled.append)
     net, sgd = tiny_preset("lstm_ptrnet"), partial(torch.optim.SGD, lr=0.1)
-    OrderingTask(net, sgd, compile_optimizer=True).configure_optimizers()
+    OrderingTask(net, sgd, compile_step=True).configure_optimizers()
     assert len(compiled) == 1
     scheduler = partial(torch.optim.lr_scheduler.ExponentialLR, gamma=0.9)
-    OrderingTask(net, sgd, scheduler, compile_optimizer=True).configure_optimizers()
+    OrderingTask(net, sgd, scheduler, compile_step=True).configure_optimizers()
     assert len(compiled) == 1  # a schedule: the update stays eager
     OrderingTask(net, sgd).configure_optimizers()
     assert len(compiled) == 1  # off by default

@@ -1,7 +1,7 @@
-"""`cuda_graphs: true` (benchmark/training/cuda_graphs.py): batches padded to fixed shapes
-change no loss, no gradient and no order of any word-reading preset; on a CPU the switch
-runs the step eagerly with the same losses; on a GPU it compiles the loss in the CUDA-graph
-mode; a text-reading preset is refused in one line."""
+"""`cuda_graphs: true` and `compile: true` (benchmark/training/cuda_graphs.py): batches
+padded to fixed shapes change no loss, no gradient and no order of any preset; on a CPU
+`cuda_graphs` runs the step eagerly with the same losses; on a GPU it compiles the loss in
+the CUDA-graph mode; `compile` compiles it on every device, with the same losses."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from benchmark.training import cuda_graphs
-from benchmark.training.cuda_graphs import CapturedLoss, bucket, bucketed, reads_text
+from benchmark.training.cuda_graphs import CompiledLoss, bucket, bucketed
 from data.collate import padded_to
 from tests.model_batches import PRESETS, random_batch, tiny_preset
 
@@ -18,10 +18,6 @@ SIZES = [3, 7, 1, 5, 2]  # N = 7 -> 8 sentence slots; T = 6 -> 16 words
 
 TEXT_PRESETS = ("minilm_ptrnet", "minilm_finetune", "paragraph_listmle", "paragraph_ptrnet")
 WORD_PRESETS = [name for name in PRESETS if name not in TEXT_PRESETS]
-
-
-def test_the_text_presets_are_those_that_read_text():
-    assert {name for name in PRESETS if reads_text(tiny_preset(name))} == set(TEXT_PRESETS)
 
 
 def _batch(seed=0):
@@ -91,7 +87,7 @@ def test_on_a_cpu_the_switch_trains_eagerly_with_the_same_losses(name, monkeypat
         raise AssertionError("nothing is compiled on a CPU")
 
     monkeypatch.setattr(torch, "compile", no_compile)
-    captured = _sgd_losses(name, lambda model: CapturedLoss(model, "cpu"))
+    captured = _sgd_losses(name, lambda model: CompiledLoss(model, "cpu", cuda_graphs=True))
     plain = _sgd_losses(name, lambda model: model.loss)
     assert captured == pytest.approx(plain, rel=1e-5)
 
@@ -105,21 +101,36 @@ def test_on_a_gpu_the_loss_is_compiled_in_the_cuda_graph_mode_on_tensors_only(mo
 
     monkeypatch.setattr(torch, "compile", fake_compile)
     monkeypatch.setattr(torch.compiler, "cudagraph_mark_step_begin", lambda: steps.append("mark"))
-    monkeypatch.setattr(torch._dynamo.config, "recompile_limit", 8)
-    loss = CapturedLoss(tiny_preset("lstm_ptrnet"), "cuda")
-    assert compiled == [{"mode": "reduce-overhead", "dynamic": False}]
-    assert torch._dynamo.config.recompile_limit == cuda_graphs.RECOMPILE_LIMIT
+    with torch._dynamo.config.patch(recompile_limit=8):  # restored after
+        loss = CompiledLoss(tiny_preset("lstm_ptrnet"), "cuda", cuda_graphs=True)
+        assert torch._dynamo.config.recompile_limit == cuda_graphs.RECOMPILE_LIMIT
+    assert compiled == [{"backend": "inductor", "mode": "reduce-overhead"}]
     loss(_batch(0))
-    loss(_batch(1))
-    tensors = ["gold_order", "n_sentences", "sentence_mask", "token_lengths", "tokens"]
+    loss(loss.prepare(_batch(1)))  # as the task's host side prepares it
+    tensors = ["gold_order", "n_sentences", "prepared", "sentence_mask", "token_lengths",
+               "tokens"]  # fmt: skip
     assert steps == ["mark", tensors, "mark", tensors]  # no lists: they would recompile
     assert loss.shapes == {(5, 8, 16)}
 
 
-@pytest.mark.parametrize("name", TEXT_PRESETS[:1])
-def test_a_text_reading_preset_is_refused_in_one_line(name):
-    with pytest.raises(ValueError, match="cuda_graphs=true: this model reads the sentences' raw"):
-        CapturedLoss(tiny_preset(name), "cpu")
+@pytest.mark.parametrize("name", TEXT_PRESETS)
+def test_a_text_reading_preset_gives_the_same_loss_padded(name):
+    """Its inputs made on the host for the padded batch (`fixed_shapes`: a joined paragraph
+    padded to a power of two of tokens), the loss is the unpadded one."""
+    model = tiny_preset(name)
+    plain = model.loss(_batch())
+    padded = CompiledLoss(model, "cpu", cuda_graphs=True)  # on a CPU: the padding alone
+    torch.testing.assert_close(padded(_batch()), plain, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["lstm_ptrnet", "han", "paragraph_listmle"])
+def test_compile_traces_the_loss_on_a_cpu_with_the_same_losses(name):
+    """`compile: true` on a CPU, traced (the `eager` backend: inductor's kernels are what
+    `orderbench bench compile` times): the losses of the eager step."""
+    torch._dynamo.reset()
+    compiled = _sgd_losses(name, lambda model: CompiledLoss(model, "cpu", backend="eager"))
+    plain = _sgd_losses(name, lambda model: model.loss)
+    assert compiled == pytest.approx(plain, rel=1e-5)
 
 
 def test_the_task_steps_through_the_captured_loss_and_logs_a_copy(monkeypatch):
@@ -132,7 +143,7 @@ def test_the_task_steps_through_the_captured_loss_and_logs_a_copy(monkeypatch):
         monkeypatch.setattr(task, "log", lambda key, value, **_: logged.setdefault(key, value))
         logged.clear()
         loss = task.training_step(_batch(), 0)
-        assert (task._captured is not None) == switch
+        assert (task._compiled is not None) == switch
         assert float(loss.detach()) == pytest.approx(float(net.loss(_batch()).detach()), rel=1e-6)
         assert (logged["train/loss"] is not loss) == switch  # captured: a copy
-    assert task._captured.shapes == {(5, 8, 16)}
+    assert task._compiled.shapes == {(5, 8, 16)}

@@ -10,10 +10,10 @@ import torch
 
 import models.blocks.sentence_lstm as sentence_lstm
 from models.blocks.han_word_attention import HANWordAttention
-from models.blocks.length_buckets import length_buckets, reversal_index
+from models.blocks.length_buckets import bucket_plan, length_buckets, reversal_index
 from models.blocks.sentence_attention import SentenceSelfAttention
 from models.blocks.sentence_cnn import SentenceCNN
-from models.blocks.sentence_lstm import SentenceLSTM, bucketed_states, grouped_states
+from models.blocks.sentence_lstm import SentenceLSTM, grouped_states, sentence_states
 from models.compute_paths import reference_paths, use_reference
 from tests.model_batches import PRESETS, random_batch, tiny_preset
 
@@ -25,6 +25,12 @@ def _random_words(seed, sentences=40, length=9, width=5):
     torch.manual_seed(seed)
     lengths = torch.tensor([rng.randint(1, length) for _ in range(sentences)])
     return torch.randn(sentences, length, width, requires_grad=True), lengths
+
+
+def bucketed_states(lstm, words, lengths, outputs=True):
+    """`sentence_states` on the length buckets planned for `lengths`."""
+    plan = bucket_plan(lengths, sentence_lstm.LSTM_CALL_COST)
+    return sentence_states(lstm, words, lengths, plan, outputs)
 
 
 def test_reference_paths_switch_and_restore():
@@ -92,6 +98,47 @@ def test_sentence_lstm_vectors_do_not_depend_on_the_buckets(call_cost, monkeypat
     torch.testing.assert_close(encoder(words, lengths), expected)
     with reference_paths():
         torch.testing.assert_close(encoder(words, lengths), expected)
+
+
+def test_a_plan_covers_the_sentences_with_tokens_once_by_increasing_length():
+    lengths = torch.tensor([5, 0, 9, 5, 3, 0, 12, 1])
+    plan = bucket_plan(lengths, 3)
+    assert sorted(plan.rows.tolist()) == [0, 2, 3, 4, 6, 7]  # no padding sentence
+    assert lengths[plan.rows].tolist() == sorted(lengths[lengths > 0].tolist())
+    assert sum(plan.sizes) == 6 and list(plan.longest) == sorted(plan.longest)
+    nonempty = (lengths > 0).nonzero().squeeze(1)
+    assert torch.equal(nonempty[plan.positions], plan.rows)  # positions among those rows
+    empty = bucket_plan(torch.zeros(3, dtype=torch.long), 3)
+    assert empty.sizes == () and len(empty.rows) == 0
+
+
+ONE_CALL = {  # each bucketed encoder, in eval mode (no dropout)
+    "lstm_last": lambda: SentenceLSTM(5, 4, bidirectional=True),
+    "lstm_mean": lambda: SentenceLSTM(5, 4, num_layers=2, bidirectional=True, pooling="mean"),
+    "cnn": lambda: SentenceCNN(5, 6, (2, 3)),
+    "attention": lambda: SentenceSelfAttention(5, num_layers=2, heads=1, ff_dim=7),
+    "han": lambda: HANWordAttention(5, 8, heads=2, lstm_layers=2),
+}
+
+
+@pytest.mark.parametrize("name", ONE_CALL)
+def test_one_call_for_every_sentence_gives_the_buckets_vectors_and_gradients(name):
+    """Without a plan (a GPU, a compiled step) an encoder runs every sentence at once,
+    padding sentences included (zeros): the same vectors and gradients as its buckets."""
+    torch.manual_seed(0)
+    encoder = ONE_CALL[name]().eval()
+    words, lengths = _random_words(7)
+    lengths[::5] = 0  # padding sentences
+    results = []
+    for plan in (encoder.bucket_plan(lengths), None):
+        vectors = encoder(words, lengths, plan)
+        loss = (vectors * torch.linspace(-1, 1, vectors.shape[-1])).sum()
+        results.append((vectors, torch.autograd.grad(loss, [words, *encoder.parameters()])))
+    (bucketed, grads), (at_once, at_once_grads) = results
+    torch.testing.assert_close(at_once, bucketed, atol=1e-5, rtol=1e-5)
+    assert not at_once[lengths == 0].any()
+    for grad, expected in zip(at_once_grads, grads, strict=True):
+        torch.testing.assert_close(grad, expected, atol=1e-5, rtol=1e-4)
 
 
 def _loss_and_grads(model, batch, seed):
