@@ -1,6 +1,6 @@
 """When the figures of two runs may be paired or pooled (docs/design.md, section 8).
 
-A run record's `identity` (written by `benchmark.run.stages.run_identity`) names what its
+A run record's `identity` (written by `benchmark.run.stages.record.run_identity`) names what its
 figures depend on besides the model: the data, the evaluation protocol (the fixed
 presentation of every test document: its text, permutation and distractors, seeded by the
 dataset's name and `protocol_seed`; the trivial-document policy) and the training budget.
