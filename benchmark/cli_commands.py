@@ -307,7 +307,8 @@ BENCH_ENCODER = Command(
     (
         Key("encoders", "model.net.encoder names (registered: minilm, mpnet; or folders)",
             ["minilm", "mpnet"], kind="list", metavar="A,B"),
-        Key("nips", "the NIPS abstracts (nseg layout, e.g. $ORDERBENCH_DATASETS/nips_nseg)",
+        Key("nips", "the NIPS abstracts (nseg layout, e.g. $ORDERBENCH_DATASETS/nips_nseg; or "
+            "train/valid/test.jsonl)",
             required=True, metavar="DIR"),
         Key("preset", "the paragraph preset", "paragraph_ptrnet", metavar="NAME"),
         Key("precisions", "32 and/or bf16", kind="list", metavar="32,bf16",

@@ -2,7 +2,8 @@
 on real NIPS abstracts, today's path beside the cheaper ones, in one run.
 
 For each encoder (`model.net.encoder`: minilm, mpnet, a folder) and each path, the real
-training batches of the NIPS training split (the suite's reader and sampler, batch 8 as
+training batches of the NIPS training split (its nseg folder; a folder of train/valid/test
+JSONL is read as such, for tests) (the suite's reader and sampler, batch 8 as
 BERSON's recipe) are trained on for `steps` timed steps after `warmup` (loss, backward,
 AdamW step, as `OrderingTask.training_step`), from the same initial weights:
 
@@ -12,11 +13,12 @@ AdamW step, as `OrderingTask.training_step`), from the same initial weights:
   (`benchmark.config.precision.cpu_has_bf16`; `precisions=32,bf16` forces it elsewhere,
   where it runs PyTorch's slower kernels).
 
-Each path reports seconds per step (median and mean of the timed steps), its batches'
-padding measured over the whole epoch with the encoder's own tokenizer (joined input
-tokens padded / real), the epoch estimate (mean step x batches) and its ratio to today's
-path. The CPU model and its bf16 instructions are named beside the figures; nothing is
-checked against a bound.
+Each path reports wall and CPU seconds per step (means of the timed steps; the CPU seconds
+are the process's, steadier on a shared machine), its batches' padding measured over the
+whole epoch with the encoder's own tokenizer (joined input tokens padded / real), the
+epoch's CPU minutes (mean CPU step x batches) and their ratio to today's path. The CPU
+model and its bf16 instructions are named beside the figures; nothing is checked against a
+bound.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from benchmark.bench.table import markdown_table
 from benchmark.config.precision import bf16_autocast, cpu_has_bf16
 from data.collate import collate
 from data.ordering_data import OrderingData
+from data.readers.jsonl import JsonlReader
 from data.readers.nips import NipsReader
 from data.sampler import BucketBatchSampler
 
@@ -56,21 +59,24 @@ def padding(encoder, dataset, batches) -> tuple[int, int]:
     return padded, real
 
 
-def time_path(net, dataset, batches, steps: int, warmup: int, bf16: bool) -> list[float]:
-    """Seconds of each timed training step over the first warmup + steps batches."""
+def time_path(net, dataset, batches, steps: int, warmup: int, bf16: bool
+              ) -> list[tuple[float, float]]:  # fmt: skip
+    """(wall, CPU) seconds of each timed training step over the first warmup + steps
+    batches (CPU seconds: the process's, steadier than the wall clock on a shared
+    machine)."""
     optimizer = torch.optim.AdamW(net.parameters(), lr=5e-5, weight_decay=0.01)
     net.train()
     times = []
     for count, batch in enumerate(batches[: warmup + steps]):
         inputs = collate([dataset[key] for key in batch])
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         with bf16_autocast("cpu", bf16):
             loss = net.loss(inputs)
         loss.backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
         if count >= warmup:
-            times.append(time.perf_counter() - start)
+            times.append((time.perf_counter() - start, time.process_time() - cpu))
     return times
 
 
@@ -79,7 +85,8 @@ def encoder_rows(name: str, nips: Path, preset: str, paths, steps: int, warmup: 
     """One row per path of `name` under `preset`."""
     from models.registry import get_preset
 
-    data = OrderingData(NipsReader(str(nips)), "nips", batch_size=BATCH)
+    reader = JsonlReader(str(nips)) if (nips / "train.jsonl").is_file() else NipsReader(str(nips))
+    data = OrderingData(reader, "nips", batch_size=BATCH)
     data.setup()
     dataset = data.datasets["train"]
     torch.manual_seed(seed)
@@ -92,16 +99,17 @@ def encoder_rows(name: str, nips: Path, preset: str, paths, steps: int, warmup: 
         batches = epoch_batches(dataset, bucket_by, seed)
         padded, real = padding(net.sentence_encoder, dataset, batches)
         times = time_path(net, dataset, batches, steps, warmup, precision == "bf16")
-        epoch = statistics.mean(times) * len(batches)
+        wall, cpu = ([step[k] for step in times] for k in (0, 1))
+        epoch = statistics.mean(cpu) * len(batches)  # CPU seconds of an epoch's steps
         base = base or epoch
         rows.append({
             "encoder": name, "bucket_by": bucket_by, "precision": precision,
-            "step_s_median": round(statistics.median(times), 3),
-            "step_s_mean": round(statistics.mean(times), 3), "steps": len(times),
+            "step_s_mean": round(statistics.mean(wall), 3),
+            "step_cpu_s_mean": round(statistics.mean(cpu), 3), "steps": len(times),
             "padded_per_real": round(padded / real, 3), "batches": len(batches),
-            "epoch_min": round(epoch / 60, 1), "ratio": round(base / epoch, 2),
+            "epoch_cpu_min": round(epoch / 60, 1), "ratio": round(base / epoch, 2),
         })
-        print(f"  {name} {bucket_by} {precision}: {rows[-1]['step_s_mean']} s a step, "
+        print(f"  {name} {bucket_by} {precision}: {rows[-1]['step_cpu_s_mean']} CPU s a step, "
               f"padding x{rows[-1]['padded_per_real']}", file=sys.stderr, flush=True)
     return rows
 
@@ -121,8 +129,8 @@ def main(encoders: list[str], nips: str, preset: str = "paragraph_ptrnet",
     rows = []
     for name in encoders:
         rows += encoder_rows(name, Path(nips), preset, paths, steps, warmup, seed)
-    columns = ["encoder", "bucket_by", "precision", "step_s_median", "step_s_mean",
-               "padded_per_real", "batches", "epoch_min", "ratio"]
+    columns = ["encoder", "bucket_by", "precision", "step_s_mean", "step_cpu_s_mean",
+               "padded_per_real", "batches", "epoch_cpu_min", "ratio"]
     print(f"{preset}, NIPS training batches of {BATCH}, {cpu}")
     print(markdown_table(columns, [[str(row[c]) for c in columns] for row in rows]))
     if out:
