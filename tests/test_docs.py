@@ -262,7 +262,7 @@ EXAMPLE_FILES = ("models/presets/cnn_attention.py", "conf/model/cnn_attention.ya
                  "data/readers/steps.py", "conf/dataset/steps.yaml")
 # cited on purpose although absent, with the reason
 NOT_IN_THE_REPOSITORY = {
-    "results/selection_noise.csv": "written by `orderbench study selection-noise out=FILE`",
+    "results/selection_variance.csv": "written by `orderbench study selection-variance out=FILE`",
     "docs/s": "a unit (documents per second), not a path",
     "docs/step": "a unit (documents per step), not a path",
     "data/raw/{ntsb,apws}": "docs/datasets.md: a folder of another repository (kedz/discourse)",

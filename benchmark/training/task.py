@@ -8,7 +8,7 @@ setting (`noisy`, docs/design.md, section 4) the records carry each document's d
 figures add `noise_acc` and `n_docs_order` (`benchmark.metrics.corpus`). With
 `test_shuffles` > 1 (off by default) the test split is decoded under that many
 presentations and the pass with the best PMR is kept, the released ATTOrderNet code's test
-loop: a pick on test (`benchmark.evaluation.test_shuffles`); the figures then carry
+loop: a pick on test (`benchmark.evaluation.best_of_test_shuffles`); the figures then carry
 `n_test_shuffles` and the kept pass `n_test_pass`.
 
 Logged figures carry the epoch counted from 1 (docs/design.md, section 8): the training
@@ -30,7 +30,7 @@ import torch
 from torch import nn
 
 from benchmark.config.resolvers import VALID_PREFIX
-from benchmark.evaluation.test_shuffles import best_pass, reshuffle, shuffle_permutations
+from benchmark.evaluation.best_of_test_shuffles import best_pass, reshuffle, shuffle_permutations
 from benchmark.metrics.corpus import metric_means, score_records, summarise
 from benchmark.records.records_from_batches import gather_records, records_from_batch
 from benchmark.training.compiled_optimizer import compile_update

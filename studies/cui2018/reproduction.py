@@ -31,7 +31,7 @@ from benchmark.stats.seeded_paired import compare_seeded, load_row
 from studies.cui2018 import COMMAND
 from studies.cui2018.published import MODELS, PAPER
 from studies.cui2018.rows import Row, experiment_rows
-from studies.selection_noise.selection_noise import (
+from studies.selection_variance.selection_variance import (
     budget_pairs,
     noise_table,
     recorded_budget,
@@ -442,7 +442,7 @@ def _cell_line(r: pd.Series, digits: int) -> str:
 
 
 def _noise_lines(runs: Sequence[Run], budgets: Sequence[str]) -> list[str]:
-    """The selection-noise section: valid figures of every budget, then budget pairs."""
+    """The selection-variance section: valid figures of every budget, then budget pairs."""
     table = noise_table(runs, budgets)
     if table.empty:
         return []
@@ -457,7 +457,7 @@ def _noise_lines(runs: Sequence[Run], budgets: Sequence[str]) -> list[str]:
         "epoch to the next, the mean number of trained epochs whose valid tau lies inside "
         "that interval (tied with the selection on these articles), the selected epoch of "
         "each seed, and how many runs selected an epoch in the first third of the budget "
-        "(`orderbench study selection-noise`).", "",
+        "(`orderbench study selection-variance`).", "",
         "| corpus | model | variant | runs | valid CI width | median epoch step "
         "| epochs tied / trained | best epoch per seed | best in first third |",
         "|---|---|---|---:|---:|---:|---|---|---:|",
@@ -502,7 +502,7 @@ def markdown(
     noise: Sequence[str] = (), ablation_reference: str = ABLATION_REFERENCE,
     beyond: pd.DataFrame | None = None, cv_variant: str | None = None,
 ) -> str:  # fmt: skip
-    """The page; `noise`: the lines of the selection-noise section (`_noise_lines`);
+    """The page; `noise`: the lines of the selection-variance section (`_noise_lines`);
     `beyond`: the presets not in the paper (`beyond_paper`); `cv_variant`: the
     cross-validated variant (default `cv_variant_of(variant)`)."""
     cv_variant = cv_variant or cv_variant_of(variant)

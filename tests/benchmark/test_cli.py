@@ -33,7 +33,7 @@ def test_help_lists_every_command(capsys):
                  "bench", "bench profile", "bench tsort", "bench scale", "bench cli",
                  "bench gpu-kit", "bench gpu-check", "datacard", "prepare", "sweep run",
                  "sweep list", "sweep summary", "params", "presets", "study cui2018",
-                 "study selection-noise", "study cui2018-nips"):  # fmt: skip
+                 "study selection-variance", "study cui2018-nips"):  # fmt: skip
         assert f"  {name} " in out
     assert main([]) == 2
 
@@ -127,7 +127,7 @@ def entry_points() -> list[str]:
 def test_the_entry_points_are_found():
     found = entry_points()
     for module in ("benchmark.train", "studies.cui2018.reproduction", "models.param_counts",
-                   "studies.selection_noise.selection_noise", "benchmark.bench.tsort",
+                   "studies.selection_variance.selection_variance", "benchmark.bench.tsort",
                    "models.registry", "benchmark.cli"):  # fmt: skip
         assert module in found
 
@@ -180,7 +180,7 @@ def test_an_unknown_key_is_refused_in_one_line_naming_it(name, capsys):
         (["bench", "tsort", "lengths=9,3"], "lengths must be increasing"),
         (["params", "vocab_size=1"], "vocab_size must be an integer >= 2, got '1'"),
         (["sweep", "summary"], "missing runs=RUNS"),
-        (["study", "selection-noise", "pairs=repro"], "'repro': expected SHORT:LONG"),
+        (["study", "selection-variance", "pairs=repro"], "'repro': expected SHORT:LONG"),
     ],
 )
 def test_bad_values_are_refused_in_one_line_naming_the_key(argv, message, capsys):
@@ -204,8 +204,8 @@ def test_bad_values_are_refused_in_one_line_naming_the_key(argv, message, capsys
          "--compare-variant is now written compare=repro"),
         (["study", "cui2018", "--cv-variant", "cv"], "--cv-variant is now written cv_variant=cv"),
         (["study", "cui2018-nips", "--runs", "runs"], "--runs is now written runs=runs"),
-        (["study", "selection-noise", "--pair", "a:b"], "--pair is now written pairs=a:b"),
-        (["study", "selection-noise", "--variant", "repro"],
+        (["study", "selection-variance", "--pair", "a:b"], "--pair is now written pairs=a:b"),
+        (["study", "selection-variance", "--variant", "repro"],
          "--variant is now written variants=repro"),
         (["params", "--vocab-size", "100"], "--vocab-size is now written vocab_size=100"),
     ],
@@ -323,7 +323,7 @@ def test_bench_tsort_prints_its_table(capsys):
 
 
 @pytest.mark.parametrize("name", ["leaderboard", "plots", "presentation", "study cui2018",
-                                  "study cui2018-nips", "study selection-noise"])  # fmt: skip
+                                  "study cui2018-nips", "study selection-variance"])  # fmt: skip
 def test_a_missing_runs_folder_is_one_line(name, tmp_path, capsys):
     assert main([*name.split(), f"runs={tmp_path / 'none'}", f"out={tmp_path / 'out'}"]) == 2
     assert "no such runs directory" in one_error_line(capsys, name)

@@ -17,13 +17,13 @@ from studies.cui2018.reproduction import (
     main,
     page_rows,
 )
-from studies.selection_noise.selection_noise import (
+from studies.selection_variance.selection_variance import (
     budget_pairs,
     noise_table,
     summarise,
     valid_curve,
 )
-from studies.selection_noise.selection_noise import main as noise_main
+from studies.selection_variance.selection_variance import main as noise_main
 from tests.fixtures_runs import edit_record, write_run
 
 
@@ -177,7 +177,7 @@ def page_at_e60(runs: Path, out: Path) -> str:
     return (out / "reproduction.md").read_text()
 
 
-def test_page_shows_both_budgets_the_short_cells_and_the_selection_noise(
+def test_page_shows_both_budgets_the_short_cells_and_the_selection_variance(
     budgets: Path, tmp_path: Path
 ):
     out = tmp_path / "out"
@@ -201,7 +201,7 @@ def test_page_shows_both_budgets_the_short_cells_and_the_selection_noise(
     assert '"≤60 epochs, patience 8",2,False' in csv
 
 
-def test_selection_noise_reads_the_log_and_counts_tied_epochs(budgets: Path):
+def test_selection_variance_reads_the_log_and_counts_tied_epochs(budgets: Path):
     runs = collect_runs(budgets)
     short = next(r for r in runs if r.variant == "repro" and r.seed == 0)
     assert valid_curve(short) == pytest.approx(SHORT)  # no loss rows, no re-evaluation row
@@ -223,7 +223,7 @@ def test_selection_noise_reads_the_log_and_counts_tied_epochs(budgets: Path):
     assert not first.long_in_short_ci  # 0.62 is outside [0.50, 0.60]
 
 
-def test_selection_noise_reads_a_log_that_counts_epochs_from_zero(budgets: Path):
+def test_selection_variance_reads_a_log_that_counts_epochs_from_zero(budgets: Path):
     """A log written before epochs were counted from 1 gives the same curve: its re-evaluation
     of the selected checkpoint, one epoch after the last, is not an epoch."""
     run = next(r for r in collect_runs(budgets) if r.variant == "repro" and r.seed == 0)
@@ -234,7 +234,7 @@ def test_selection_noise_reads_a_log_that_counts_epochs_from_zero(budgets: Path)
     assert valid_curve(run) == pytest.approx(SHORT)
 
 
-def test_selection_noise_names_the_bad_line_of_a_log(budgets: Path):
+def test_selection_variance_names_the_bad_line_of_a_log(budgets: Path):
     run_dir = budgets / "accident" / "attordernet" / "repro" / "seed_1"
     log = run_dir / "csv" / "metrics.csv"
     log.write_text(log.read_text().replace("0.42", "zero"))
@@ -243,7 +243,7 @@ def test_selection_noise_names_the_bad_line_of_a_log(budgets: Path):
         valid_curve(run)
 
 
-def test_selection_noise_command_prints_cells_and_pairs_and_writes_runs(
+def test_selection_variance_command_prints_cells_and_pairs_and_writes_runs(
     budgets: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ):
     out = tmp_path / "noise.csv"

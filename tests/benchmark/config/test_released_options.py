@@ -1,7 +1,7 @@
 """The choices of the released ATTOrderNet code (hwxcby/ATTOrderNet) as options, each
 changing what it claims on small models: pre-LN paragraph layers with a final norm, the
 widths, the per-epoch learning-rate decay, and the 20-shuffle test loop (a pick on test,
-`benchmark.evaluation.test_shuffles`)."""
+`benchmark.evaluation.best_of_test_shuffles`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hydra.utils import instantiate
 from torch import nn
 
 from benchmark.config.compose import compose_config
-from benchmark.evaluation.test_shuffles import best_pass, reshuffle, shuffle_permutations
+from benchmark.evaluation.best_of_test_shuffles import best_pass, reshuffle, shuffle_permutations
 from benchmark.training.task import OrderingTask
 from models.blocks.paragraph_attention import ParagraphSelfAttention
 from models.registry import get_preset

@@ -1,14 +1,16 @@
-"""How much checkpoint selection on a small validation split is decided by noise (README.md).
+"""How much checkpoint selection on a small validation split is decided by sampling
+variance (README.md).
 
-`COMMAND` declares `orderbench study selection-noise` (standard library only, so its
-`--help` loads nothing); `studies.selection_noise.selection_noise.main` runs it.
+`COMMAND` declares `orderbench study selection-variance` (standard library only, so its
+`--help` loads nothing); `studies.selection_variance.selection_variance.main` runs it.
 """
 
 from benchmark.cli_arguments import Command, Key
 
 COMMAND = Command(
-    "study selection-noise",
-    "how much checkpoint selection on a small validation split is decided by noise",
+    "study selection-variance",
+    "how much checkpoint selection on a small validation split is decided by sampling "
+    "variance",
     (
         Key("runs", "the runs folder", "runs", metavar="DIR"),
         Key("variants", "only these variants", kind="list", shown="every variant",
@@ -18,5 +20,5 @@ COMMAND = Command(
             metavar="SHORT:LONG,...", old="--pair"),
         Key("out", "also write the per-run table to this CSV file", metavar="FILE"),
     ),
-    "studies.selection_noise.selection_noise:main",
+    "studies.selection_variance.selection_variance:main",
 )  # fmt: skip

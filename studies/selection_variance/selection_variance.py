@@ -1,4 +1,6 @@
-"""How much checkpoint selection on a small validation split is decided by noise.
+"""How much checkpoint selection on a small validation split is decided by sampling
+variance: the spread of the valid figure over a few documents ("noise" in this suite means
+distractor sentences, docs/design.md, section 4).
 
 Early stopping and the tested checkpoint are chosen by valid tau (docs/design.md, section
 5). On a validation split of a few documents (Accidents and Earthquakes: 10 articles, fold
@@ -20,8 +22,8 @@ run's epochs, the two selections differ only in how long the search went on, and
 recorded test tau of both selected checkpoints shows what that choice moved. Test figures
 are only reported, never used to choose anything.
 
-    orderbench study selection-noise [runs=runs] [variants=repro,...] [pairs=repro:repro_e60,...]
-        [out=results/selection_noise.csv]     (`COMMAND` of studies/selection_noise/__init__.py)
+    orderbench study selection-variance [runs=runs] [variants=repro,...] [pairs=repro:repro_e60,...]
+        [out=results/selection_variance.csv]  (`COMMAND` of studies/selection_variance/__init__.py)
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from benchmark.cli_arguments import UsageError
 from benchmark.records.run_collection import Run, group_runs
 from benchmark.records.training_log import LOG_NAME, epoch_curves
 from benchmark.report.command_runs import collect_runs_for
-from studies.selection_noise import COMMAND
+from studies.selection_variance import COMMAND
 
 MONITOR = "val/tau"  # `early_stopping.monitor` when the config does not say
 SAME = 1e-6  # logged float32 figures of two runs that agree to this are the same epoch
@@ -79,7 +81,7 @@ def _budget(run: Run) -> tuple[float, float]:
 
 
 def run_noise(run: Run) -> dict:
-    """The selection-noise figures of one run (valid only; test tau reported beside).
+    """The selection-variance figures of one run (valid only; test tau reported beside).
 
     `valid` and its interval are of the monitored figure (`monitor`: valid tau, or pm_f
     with distractors)."""
