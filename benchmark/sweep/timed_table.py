@@ -1,6 +1,6 @@
 """The NIPS table trained on one machine within a time budget: a sweep with a deadline, the
 `nips_table` step of `orderbench bench gpu-check` (`benchmark.bench.gpu_check`), run in the
-step's own process (`python -m benchmark.sweep.timed_table SETTINGS.json`).
+step's own process (`run_table`).
 
 The rows are the NIPS page's (docs/reproduction_nips.md): the jobs of the sweeps `SWEEPS`
 (studies/cui2018/conf/sweep/: the 2018-era rows at the published budget, 100 epochs and
@@ -277,11 +277,10 @@ def table(jobs: list[Job], rows: dict[str, dict]) -> tuple[list[dict], str]:
     return out, "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """`python -m benchmark.sweep.timed_table SETTINGS.json`: the step, its settings a JSON
-    file written by the check (scratch, budget_s, slots, seeds, device_args, glove,
-    encoder, log, out)."""
-    settings = json.loads(Path((argv or sys.argv[1:])[0]).read_text())
+def run_table(path: str) -> int:
+    """The step, its settings the JSON file `path` written by the check (scratch, budget_s,
+    slots, seeds, device_args, glove, encoder, log, out) -> its exit status."""
+    settings = json.loads(Path(path).read_text())
     started = time.monotonic()
     deadline = started + settings["budget_s"]
     scratch = Path(settings["scratch"])
@@ -321,7 +320,3 @@ def main(argv: list[str] | None = None) -> int:
     Path(settings["out"]).write_text(json.dumps(record, indent=2) + "\n")
     print(markdown)
     return 0 if all("test_tau" in job.result for job in jobs) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

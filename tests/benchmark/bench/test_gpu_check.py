@@ -167,8 +167,8 @@ def test_every_steps_command_is_one_its_tool_accepts(device, tmp_path: Path, mon
         argv = step.command(check, check.profile.caps[step.name])
         # a sweep (-m) composes as its first run
         module, arguments = argv[2], [word.split(",")[0] for word in argv[3:] if word != "-m"]
-        if module == "benchmark.sweep.timed_table":  # its runs: the sweeps' jobs (below)
-            settings = json.loads(Path(arguments[0]).read_text())
+        if argv[1] == "-c" and "timed_table" in argv[2]:  # its runs: the sweeps' jobs (below)
+            settings = json.loads(Path(argv[3]).read_text())
             assert settings["seeds"] == list(check.profile.table_seeds)
             assert settings["device_args"][0] == f"trainer={check.profile.trainer}"
             assert settings["budget_s"] < check.profile.caps["nips_table"]
