@@ -8,11 +8,12 @@ word vectors of the configured width (the cost does not depend on their values):
 
 - **eager**: `steps` training batches of the first epoch (the DataModule's own loader:
   length-aware batches, real NIPS shapes), each one training step as the LightningModule
-  takes it (`benchmark.bench.training.train_step`: the loss, backward, clipping, the
-  optimiser's update); the second step (the first creates the optimiser's state) counted
-  with `benchmark.bench.host_syncs.HostSyncs`: its host synchronisations, each with its
-  operator and line, and its ATen operators; seconds a step (median over the steps after
-  the first);
+  takes it on this CPU (`benchmark.bench.training.train_step`: the loss, backward,
+  clipping, the optimiser's update); the second step (the first creates the optimiser's
+  state) counted with `benchmark.bench.host_syncs.HostSyncs`: its host synchronisations,
+  each with its operator and line, and its ATen operators; seconds a step (median over the
+  steps after the first); and a step as a GPU takes it, counted the same way
+  (`gpu_path`: one call for all sentences, the fused or multi-tensor update);
 - **graphs**: `torch._dynamo.explain` over `net.loss(batch)` (what
   `OrderingTask.training_step` calls) on the first batch: the graphs, and each graph
   break with its reason and the suite's line where it happened; a crash of the tracer is
@@ -57,7 +58,8 @@ from benchmark.config.config_folders import SOURCE_ROOT as ROOT
 from benchmark.config.config_folders import group_files
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.training.cuda_graphs import CompiledLoss
-from models.batch import PREPARED
+from benchmark.training.optimisation import parameter_groups, sync_free
+from models.batch import PREPARED, prepare_batch
 from models.blocks.eager_lstm import EAGER_LSTM
 
 NIPS_FOLDER = "nips_nseg"  # under $ORDERBENCH_DATASETS
@@ -164,7 +166,24 @@ def eager_pass(task, loader_batches: list[dict], clip: float | None) -> dict:
         "host_syncs_by_line": dict(counted.found.most_common()) if counted else {},
         "operators_per_step": counted.operators if counted else None,
         "counted_shape": _shape(batches[1]) if counted else None,
+        "gpu_path": gpu_path(task, loader_batches, clip),
     }
+
+
+def gpu_path(task, loader_batches: list[dict], clip: float | None) -> dict:
+    """The syncs and operators of a step as a GPU takes it, counted here: one call for all
+    sentences (no length buckets) and the update a GPU gets (`sync_free`: fused or
+    multi-tensor), the second of two steps."""
+    net = task.net.train()
+    params = parameter_groups(net)
+    optimizer = sync_free(task.optimizer_factory, params, torch.device("cuda"))
+    batches = [prepare_batch(net, batch, buckets=False) for batch in loader_batches[:2]]
+    train_step(net.loss, net, optimizer, batches[0], clip)
+    with HostSyncs(host=host_resident(optimizer)) as counted:
+        train_step(net.loss, net, optimizer, batches[-1], clip)
+    return {"host_syncs": counted.count, "operators_per_step": counted.operators,
+            "update": "fused" if optimizer.defaults.get("fused") else "foreach"
+            if optimizer.defaults.get("foreach") else "per tensor"}  # fmt: skip
 
 
 def lstm_break(reason: str) -> bool:

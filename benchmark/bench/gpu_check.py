@@ -7,31 +7,39 @@ own packages are kept), then runs each step as a process of its own under a hard
 cap, within a budget for all (`minutes`): a step that fails, crashes or runs out of time is
 recorded as such and the next one runs. After every step the record (one JSON file) is
 written again, beside the log of every step's output, into `out` ($OUT on the device
-tool's machine: both files come back). The steps, each at the device's `Profile`:
+tool's machine: the files come back). The steps, each at the device's `Profile` (on a GPU,
+unless `steps=` names others: the three benches of the compiled paths' speed, then the
+NIPS table in the time they leave of the 9 minutes; the dry run: every step):
 
-1. `install`: the wheels, then the imports the suite needs and their versions;
-2. `bench_32`, `bench_bf16`: `orderbench bench` of `attordernet` at the published sizes
+1. `install`: the wheels, then the imports the suite needs and their versions, and the
+   kit's all-MiniLM-L6-v2 widened back to float32 (`kit.unpack_encoder`);
+2. `nips_table`: the NIPS page's rows, 2018-era and pretrained (the sweeps `nips` and
+   `nips_pretrained`, 3 seeds each on a GPU, 39 runs), trained at once within the step's
+   time (`benchmark.sweep.timed_table`: planned longest first over the runs that share the
+   GPU, `runs_per_gpu: auto`; each run's `trainer.max_time` ends it before the deadline;
+   a run the budget stops or cannot start is said so): every row's test tau beside the
+   CPU row's interval, written as `gpu-check-<device>-table.md` beside the record too;
+3. `bench_32`, `bench_bf16`: `orderbench bench` of `attordernet` at the published sizes
    (`+experiment=attordernet_paper`) on the NIPS abstracts, float32 and bf16 autocast:
    training and beam-64 decoding documents/s, peak GPU memory;
-3. `paragraph_minilm`, `paragraph_bert`: `orderbench bench` of `paragraph_listmle` on the
+4. `paragraph_minilm`, `paragraph_bert`: `orderbench bench` of `paragraph_listmle` on the
    same abstracts with an encoder of all-MiniLM-L6-v2's shape (float32, as its NIPS runs
    train) and of BERT-base's (the profile's `bert_precision`), random weights
-   (`encoder_shape=`, `benchmark.bench.shaped_encoder`): a step's cost does not depend on
-   their values;
-4. `nips_run`: one `attordernet_paper` NIPS run at the published budget (100 epochs at
+   (`encoder_shape=`, `benchmark.bench.shaped_encoder`), the step captured as CUDA graphs
+   (`cuda_graphs=true`): a step's cost does not depend on the weights' values;
+5. `nips_run`: one `attordernet_paper` NIPS run at the published budget (100 epochs at
    most, early stopping after 15), its test tau beside the CPU runs' (their row of
    results/reproduction_nips.csv); a run the check's cap stops early says so (`stopped_by`);
-5. `ddp`, `bf16_mixed`: `trainer=ddp` with one process, and `trainer.precision=bf16-mixed`,
+6. `ddp`, `bf16_mixed`: `trainer=ddp` with one process, and `trainer.precision=bf16-mixed`,
    for a few steps each;
-6. `runs_alone`, `runs_shared`: the same short run alone, then `runs` of them at once on
+7. `runs_alone`, `runs_shared`: the same short run alone, then `runs` of them at once on
    one GPU through the local launcher (`hydra.launcher.runs_per_gpu`): training
    documents/s of each, and of all together;
-7. `graphs_bench`, `graphs_run`: `cuda_graphs=true` (`benchmark.training.cuda_graphs`): the
+8. `graphs_bench`, `graphs_run`: `cuda_graphs=true` (`benchmark.training.cuda_graphs`): the
    bench's training figures with it (same batches as `bench_32`), and a short run.
 
 Standard library only until the wheels are in: the steps import the suite.
 """
-
 from __future__ import annotations
 
 import csv
@@ -56,6 +64,7 @@ from benchmark.bench.kit import (
     PAPER_RUN,
     PARAGRAPH_DATA,
     PARAGRAPH_PRESET,
+    WEIGHTS_FP16,
     WHEELS,
     KitError,
     read_manifest,
@@ -68,6 +77,11 @@ from benchmark.records.run_record import git_commit
 CPU_RUNS = ROOT / "results/reproduction_nips.csv"  # the CPU runs of the NIPS sweep
 CPU_ROW = {"preset": "attordernet", "variant": "repro_e100"}  # their ATTOrderNet row
 MIN_STEP_S = 20  # a step with less time left is skipped, not started
+TABLE_MARGIN_S = 20  # of the table step's cap: its table and record once its runs end
+TABLE_CODE = ("import sys; from benchmark.sweep.timed_table import run_table; "
+              "sys.exit(run_table(sys.argv[1]))")  # the step's process
+RUN_KEYS = ("status", "why", "test_tau", "epochs", "best_epoch", "stopped_by", "cut",
+            "train_seconds", "docs_per_s", "gpu_peak_mib", "precision", "seconds")  # fmt: skip
 STOP_GRACE_S = 15  # after SIGTERM, before SIGKILL
 RUN_RESERVE_S = 60  # of the NIPS run's cap: start-up, test decoding, discrimination, record
 IMPORTS = ("hydra", "omegaconf", "datasets", "submitit", "hydra_plugins.hydra_submitit_launcher",
@@ -79,6 +93,10 @@ class Profile:
     """What the check runs on one device: trainers, sizes and each step's cap (seconds)."""
 
     minutes: int  # the budget of all steps
+    steps: tuple[str, ...]  # the steps run when none are named, in this order
+    table: tuple[str, ...]  # the NIPS table's runs: their trainer and sizes
+    table_seeds: tuple[int, ...]  # the seeds of each of its rows
+    table_slots: int | str  # its runs at once ("auto": as many as the GPU's memory holds)
     runs: int  # runs at once in `runs_shared`
     trainer: str  # the one-device trainer profile
     ddp: tuple[str, ...]  # the DDP step's trainer, one process
@@ -91,7 +109,9 @@ class Profile:
 
 
 CUDA = Profile(
-    minutes=8, runs=4, trainer="gpu", ddp=("trainer=ddp", "trainer.devices=1"),
+    minutes=9, steps=("graphs_bench", "paragraph_minilm", "paragraph_bert", "nips_table"),
+    table=("trainer=gpu",), table_seeds=(0, 1, 2), table_slots="auto",
+    runs=4, trainer="gpu", ddp=("trainer=ddp", "trainer.devices=1"),
     bench=("warmup=30", "steps=30", "beams=1,64", "lengths=5,10,20", "decode_docs=256",
            "reference_docs=4", "repeats=3"),
     paragraph=("warmup=10", "steps=40", "beams=1", "lengths=5,10,20", "decode_docs=256",
@@ -101,22 +121,25 @@ CUDA = Profile(
     short=("trainer.max_epochs=1", "+trainer.limit_train_batches=60",
            "+trainer.limit_val_batches=4", "+trainer.limit_test_batches=4",
            "evaluate_discrimination=false"),
-    caps={"install": 60, "bench_32": 60, "bench_bf16": 60, "paragraph_minilm": 60,
-          "paragraph_bert": 75, "nips_run": 240, "ddp": 45,
-          "bf16_mixed": 45, "runs_alone": 50, "runs_shared": 70, "graphs_bench": 120,
+    caps={"install": 60, "nips_table": 540, "bench_32": 60, "bench_bf16": 60,
+          "paragraph_minilm": 60, "paragraph_bert": 75, "nips_run": 240, "ddp": 45,
+          "bf16_mixed": 45, "runs_alone": 50, "runs_shared": 70, "graphs_bench": 70,
           "graphs_run": 90},
 )  # fmt: skip
 CPU_EVAL = ("+trainer.limit_val_batches=1", "+trainer.limit_test_batches=1",
             "dataset.datamodule.eval_batch_size=16", "model.beam_size=4")  # fmt: skip
 CPU = Profile(
-    minutes=20, runs=2, trainer="cpu", ddp=("trainer=ddp_cpu", "trainer.devices=1"),
+    minutes=20, steps=(), table=("trainer=cpu", "+trainer.limit_train_batches=2",
+                                 "trainer.max_epochs=1", *CPU_EVAL),
+    table_seeds=(0,), table_slots=2,
+    runs=2, trainer="cpu", ddp=("trainer=ddp_cpu", "trainer.devices=1"),
     bench=("quick=true",), paragraph=("quick=true", "beams=1"),
     bert_precision="32",  # without bf16 instructions a BERT-base bf16 step takes minutes
     nips=("trainer.max_epochs=2", "+trainer.limit_train_batches=2", *CPU_EVAL),
     short=("trainer.max_epochs=1", "+trainer.limit_train_batches=1", *CPU_EVAL,
            "evaluate_discrimination=false"),
-    caps={"install": 60, "bench_32": 150, "bench_bf16": 240, "paragraph_minilm": 150,
-          "paragraph_bert": 300, "nips_run": 150, "ddp": 150,
+    caps={"install": 90, "nips_table": 420, "bench_32": 150, "bench_bf16": 240,
+          "paragraph_minilm": 150, "paragraph_bert": 300, "nips_run": 150, "ddp": 150,
           "bf16_mixed": 240, "runs_alone": 150, "runs_shared": 180, "graphs_bench": 150,
           "graphs_run": 150},
 )  # fmt: skip
@@ -139,6 +162,10 @@ class Check:
     @property
     def site(self) -> Path:
         return self.scratch / "site"  # the installed wheels
+
+    @property
+    def encoder(self) -> Path:
+        return self.scratch / "encoder"  # the kit's encoder, its weights widened to float32
 
     @property
     def stem(self) -> str:
@@ -216,8 +243,9 @@ def _check(args: dict) -> int:
     profile = PROFILES[device]
     out = Path(args["out"] or os.environ.get("OUT") or "results/bench")
     scratch = Path(args["scratch"] or tempfile.mkdtemp(prefix="orderbench-gpu-check-"))
-    chosen = args["steps"] or [step.name for step in STEPS]
-    if unknown := sorted(set(chosen) - {step.name for step in STEPS} - {"install"}):
+    chosen = [name for name in args["steps"] or profile.steps or [step.name for step in STEPS]
+              if name != "install"]  # fmt: skip
+    if unknown := sorted(set(chosen) - {step.name for step in STEPS}):
         return _refuse(f"steps: unknown {unknown}; the steps: install, "
                        f"{', '.join(step.name for step in STEPS)}")
     kit = Path(args["kit"]).resolve()  # the steps run in the code's folder
@@ -247,11 +275,11 @@ def _check(args: dict) -> int:
     check.record["steps"]["install"] = install(check)
     check.record["summary"] = summary(check.record["steps"])
     write_record(check, started)
-    for step in STEPS:
-        if step.name in chosen:
-            check.record["steps"][step.name] = run_step(check, step)
-            check.record["summary"] = summary(check.record["steps"])
-            write_record(check, started)
+    steps = {step.name: step for step in STEPS}
+    for name in chosen:
+        check.record["steps"][name] = run_step(check, steps[name])
+        check.record["summary"] = summary(check.record["steps"])
+        write_record(check, started)
     if not args["scratch"]:
         shutil.rmtree(scratch, ignore_errors=True)
     print(json.dumps(check.record["summary"], indent=2))
@@ -402,6 +430,13 @@ def install(check: Check) -> dict:
         result.update(json.loads(found.read_text()))
     if imports["status"] != "ok":
         result["status"], result["error"] = "failed", imports.get("error")
+    elif (check.kit / WEIGHTS_FP16).is_file():  # the NIPS table's pretrained encoder
+        unpack = ("from pathlib import Path; from benchmark.bench.kit import unpack_encoder; "
+                  f"unpack_encoder(Path({str(check.kit)!r}), Path({str(check.encoder)!r}))")
+        unpacked = run_process(check, "encoder", [sys.executable, "-c", unpack], 120)
+        result["encoder"] = unpacked["status"]
+        if unpacked["status"] != "ok":
+            result["status"], result["error"] = "failed", unpacked.get("error")
     result["wheels"] = [Path(wheel).name for wheel in wheels]
     return result
 
@@ -469,6 +504,7 @@ def bench_figures(name: str, preset: str = "attordernet") -> Callable[[Check], d
         widest = str(max(map(int, decode["by_beam"])))
         return {
             "gpu": record["machine"].get("gpu"),
+            "preset": preset,  # what the peaks below bound (benchmark.sweep.gpu_peaks)
             "train_docs_per_s": train["docs_per_s"],
             "train_step_ms": train["step_ms"],
             "precision": record["settings"]["precision"],
@@ -541,6 +577,47 @@ def sharing_figures(step: str) -> Callable[[Check], dict]:
     return figures
 
 
+def table_command(check: Check, cap: float) -> list[str]:
+    """The NIPS table (`benchmark.sweep.timed_table`) within the step's cap: its settings
+    written to scratch, its record read back by `table_figures`."""
+    profile = check.profile
+    encoder = check.encoder if check.encoder.is_dir() else None
+    settings = {
+        "scratch": str(check.scratch), "budget_s": max(cap - TABLE_MARGIN_S, MIN_STEP_S),
+        "slots": profile.table_slots, "seeds": list(profile.table_seeds),
+        "device_args": list(profile.table), "glove": str((check.kit / GLOVE).resolve()),
+        "encoder": str(encoder) if encoder else None, "log": str(check.log),
+        "encoder_note": "all-MiniLM-L6-v2 of the kit: its weights carried as float16, "
+                        "widened to float32" if encoder else None,
+        "out": str(check.scratch / "nips_table.json"),
+    }  # fmt: skip
+    path = check.scratch / "nips_table.settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(settings, indent=2))
+    return [sys.executable, "-c", TABLE_CODE, str(path)]
+
+
+def table_figures(check: Check) -> dict:
+    """The table's record: its plan, every row beside the CPU row, every run; and the
+    table as Markdown beside the check's record (`gpu-check-<device>-table.md`)."""
+    record = json.loads((check.scratch / "nips_table.json").read_text())
+    (check.out / f"{check.stem}-table.md").write_text(record["markdown"] + "\n")
+    rows = record["rows"]
+    return {
+        "plan": {key: record[key] for key in ("jobs", "slots", "slots_why", "budget_s",
+                                                "predicted_s", "device_args", "encoder")},
+        "table_seconds": record["seconds"],
+        "runs_done": sum(row["done"] for row in rows),
+        "runs_planned": sum(row["planned"] for row in rows),
+        "runs_cut_by_budget": sum(row["cut_by_budget"] for row in rows),
+        "rows_inside_cpu_interval": sum(row["inside"] is True for row in rows),
+        "rows": rows,
+        "runs": [{key: run["result"].get(key) for key in RUN_KEYS} | {
+            "row": run["row"], "seed": run["seed"], "model": run["model"],
+            "estimate_s": run["estimate_s"]} for run in record["runs"]],
+    }  # fmt: skip
+
+
 def summary(steps: dict) -> dict:
     """The figures to read first, from the steps that have them."""
     out: dict = {name: step["status"] for name, step in steps.items()}
@@ -562,6 +639,12 @@ def summary(steps: dict) -> dict:
         out["nips test tau (CPU runs)"] = (f"{nips['test_tau']} ({cpu['tau_mean']} ± "
                                            f"{cpu['tau_std']}, {cpu['runs']} runs); stopped by "
                                            f"{nips['stopped_by']} at epoch {nips['epochs']}")
+    table = steps.get("nips_table", {})
+    if "runs_done" in table:
+        out["nips table: runs done of planned (cut by the budget), rows inside the CPU "
+            "interval, seconds"] = [table["runs_done"], table["runs_planned"],
+                                    table["runs_cut_by_budget"],
+                                    table["rows_inside_cpu_interval"], table["table_seconds"]]
     alone, shared = steps.get("runs_alone", {}), steps.get("runs_shared", {})
     if alone.get("docs_per_s_together") and shared.get("docs_per_s_together"):
         out["runs together / alone, training docs/s"] = round(
@@ -570,18 +653,22 @@ def summary(steps: dict) -> dict:
 
 
 STEPS = (
+    Step("nips_table", "the NIPS page's rows (the sweeps nips and nips_pretrained) trained "
+         "at once within the step's time, beside the CPU rows", table_command, table_figures),
     Step("bench_32", "the bench of attordernet at the published sizes, float32",
          lambda check, cap: check.bench("bench_32", "precision=32"), bench_figures("bench_32")),
     Step("bench_bf16", "the bench of attordernet at the published sizes, bf16 autocast",
          lambda check, cap: check.bench("bench_bf16", "precision=bf16"),
          bench_figures("bench_bf16")),
     Step("paragraph_minilm", f"the bench of {PARAGRAPH_PRESET}, all-MiniLM-L6-v2's shape, float32",
-         lambda check, cap: check.paragraph_bench("paragraph_minilm", "minilm", "precision=32"),
+         lambda check, cap: check.paragraph_bench("paragraph_minilm", "minilm", "precision=32",
+                                                  "cuda_graphs=true"),
          bench_figures("paragraph_minilm", PARAGRAPH_PRESET)),
     Step("paragraph_bert", f"the bench of {PARAGRAPH_PRESET}, BERT-base's shape, at the "
          "profile's bert_precision",
          lambda check, cap: check.paragraph_bench(
-             "paragraph_bert", "bert-base", f"precision={check.profile.bert_precision}"),
+             "paragraph_bert", "bert-base", f"precision={check.profile.bert_precision}",
+             "cuda_graphs=true"),
          bench_figures("paragraph_bert", PARAGRAPH_PRESET)),
     Step("nips_run", "attordernet_paper on NIPS at the published budget",
          lambda check, cap: check.train("nips_run", f"trainer={check.profile.trainer}",

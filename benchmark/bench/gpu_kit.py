@@ -12,8 +12,9 @@ holds), within what may travel with the working tree, and print how to run the c
 - the GloVe 6B 50-d vectors of the run's vocabulary (built by the DataModule from the
   training split, exactly as the run builds it), in the vocabulary's order, each value the
   float32 `embeddings: kumo` reads: the run's word vectors are the same;
-- the bundled all-MiniLM-L6-v2's configuration and tokenizer files, not its weights (too
-  large to travel), of which the paragraph steps build encoders with random weights;
+- the bundled all-MiniLM-L6-v2's configuration and tokenizer files, of which the paragraph
+  benches build encoders with random weights, and its weights as float16 (as float32 they
+  would not travel), which the NIPS table's pretrained rows train from;
 - `manifest.json`, checked by the GPU check before anything else.
 
 Refuses, in one line, a `kit` folder that exists and is not a kit, a NIPS folder without
@@ -45,6 +46,7 @@ from benchmark.bench.kit import (
     NIPS,
     NIPS_FILES,
     PAPER_RUN,
+    WEIGHTS_FP16,
     WHEELS,
     KitError,
     file_entry,
@@ -104,6 +106,7 @@ def _fill_kit(kit: Path, nips: str | None, python: str, wheels: bool) -> dict:
     source = copy_nips(nips, nips_dir)
     words = write_glove(nips_dir, kit / GLOVE)
     copy_encoder_files(kit / ENCODER)
+    write_fp16_weights(kit / WEIGHTS_FP16)
     packages = fetch_wheels(kit / WHEELS, python) if wheels else {}
     files = sorted(path for path in kit.rglob("*") if path.is_file())
     manifest = {
@@ -157,6 +160,18 @@ def copy_encoder_files(target: Path) -> None:
     target.mkdir(parents=True)
     for name in ENCODER_FILES:
         shutil.copyfile(source / name, target / name)
+
+
+def write_fp16_weights(path: Path) -> None:
+    """The bundled encoder's weights (float32 safetensors) as float16, to `path`."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    from models.blocks.pretrained import resolve_model_path
+
+    weights = load_file(str(Path(resolve_model_path(None)) / "model.safetensors"))
+    save_file({name: value.to(torch.float16).contiguous() for name, value in weights.items()},
+              str(path), metadata={"format": "pt"})  # fmt: skip
 
 
 def _glove_words(count: int) -> list[str]:

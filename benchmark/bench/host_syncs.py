@@ -9,12 +9,13 @@ whose result the host must read (`_local_scalar_dense`: `.item()`, `bool(tensor)
 (`nonzero`, `masked_select`, `unique`, `bincount`, `repeat_interleave` without its output
 size, indexing with a boolean mask). A function mode (`TorchFunctionMode`) sees the tensor
 methods called from Python: `.cpu()`, `.tolist()`, `.numpy()` and `.to("cpu")`, which
-copy a device tensor to the host, and `torch.tensor(data, device=...)`, which copies host
-data to a device and waits for it; on a CPU they dispatch nothing, so the dispatch mode
-alone would miss them. Everything is counted whatever the device, so a CPU run
-counts what the same code would synchronise on a GPU (a path taken only on a GPU is
-counted only there). Each sync is filed under its operator and the line of the suite's
-code (`models/`, `benchmark/`, `data/`) that called it.
+copy a device tensor to the host, and `torch.tensor(data, device=...)` called by the
+suite's code, which copies host data to a device and waits for it (PyTorch's own, such as
+an optimiser's step count made on the host for the host, are not counted); on a CPU they
+dispatch nothing, so the dispatch mode alone would miss them. Everything is counted
+whatever the device, so a CPU run counts what the same code would synchronise on a GPU (a
+path taken only on a GPU is counted only there). Each sync is filed under its operator
+and the line of the suite's code (`models/`, `benchmark/`, `data/`) that called it.
 """
 
 from __future__ import annotations
@@ -110,7 +111,9 @@ class _Functions(TorchFunctionMode):
         elif func in FROM_HOST and kwargs.get("device") is not None and args and not (
             isinstance(args[0], torch.Tensor)
         ):
-            self.owner.found[f"torch.{name} @ {_caller()}"] += 1
+            where = _caller()
+            if "(" not in where:  # the suite's own call (a library's host tensors: its own)
+                self.owner.found[f"torch.{name} @ {where}"] += 1
         return func(*args, **kwargs)
 
 

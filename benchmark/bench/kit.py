@@ -11,9 +11,13 @@ tree. The kit is one git-ignored folder with what it lacks:
   folder `ORDERBENCH_DATASETS` points to there (never committed: the data owners' licence);
 - `glove.6B.50d.nips.txt`: the GloVe 6B 50-d vectors of the corpus's training vocabulary,
   the very rows `embeddings: kumo` looks up, as a GloVe text file (`model.embeddings=`);
-- `encoder/`: the bundled all-MiniLM-L6-v2's configuration and tokenizer, without its
-  weights: the paragraph steps build encoders of its shape and BERT-base's from them, with
-  random weights (`benchmark.bench.shaped_encoder`);
+- `encoder/`: the bundled all-MiniLM-L6-v2's configuration and tokenizer: the paragraph
+  benches build encoders of its shape and BERT-base's from them, with random weights
+  (`benchmark.bench.shaped_encoder`);
+- `encoder-model.fp16.safetensors`: its weights as float16 (45 of the 64 MiB that may
+  travel; as float32 they would not fit), widened back to float32 on the GPU machine
+  (`unpack_encoder`) for the NIPS table's pretrained rows: the real weights to float16
+  rounding (relative error at most 2^-11);
 - `manifest.json`: every file with its size and SHA-256, the commit it was made at.
 
 Standard library only: the check reads the kit before its wheels are installed.
@@ -35,6 +39,7 @@ GLOVE = "glove.6B.50d.nips.txt"
 ENCODER = "encoder"  # the bundled encoder's configuration and tokenizer files
 ENCODER_FILES = ("config.json", "special_tokens_map.json", "tokenizer.json",
                  "tokenizer_config.json", "vocab.txt")  # fmt: skip
+WEIGHTS_FP16 = "encoder-model.fp16.safetensors"  # the encoder's weights, float16
 LIMIT_MIB = 64  # what may travel with the working tree to the GPU machine
 # the run the kit serves: ATTOrderNet at its published sizes on the NIPS abstracts
 PAPER_RUN = ("model=attordernet", "+experiment=attordernet_paper", "dataset=nips",
@@ -75,3 +80,19 @@ def file_entry(kit: Path, file: Path) -> dict:
     """A manifest row: the path inside the kit, its size and SHA-256."""
     return {"path": file.relative_to(kit).as_posix(), "bytes": file.stat().st_size,
             "sha256": sha256(file)}  # fmt: skip
+
+
+def unpack_encoder(kit: Path, target: Path) -> Path:
+    """The kit's encoder folder with its float16 weights widened back to float32 (the values
+    the float16 rounding left) as `model.safetensors`, into `target` (on the GPU machine,
+    once the check's wheels are in: it imports torch and safetensors)."""
+    import shutil
+
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    shutil.copytree(kit / ENCODER, target, dirs_exist_ok=True)
+    weights = load_file(str(kit / WEIGHTS_FP16))
+    save_file({name: value.to(torch.float32).contiguous() for name, value in weights.items()},
+              str(target / "model.safetensors"), metadata={"format": "pt"})  # fmt: skip
+    return target

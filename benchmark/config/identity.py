@@ -57,7 +57,7 @@ ADDED_DEFAULTS = {
     "dataset.datamodule.tokenizer": "regex",  # the suite's regex tokenizer
     "dataset.datamodule.bucket_by": "shape",  # batches sorted by sentences, longest sentence
     "test_shuffles": 1,  # one test pass on the fixed permutations
-    "compile": False,  # the optimiser's update eager (rounds as before)
+    "compile": False,  # the training step eager (rounds as before)
     "cuda_graphs": False,  # training batches as collated, not padded to fixed shapes
     "model.net.encoder": None,  # a pretrained preset's default encoder (all-MiniLM-L6-v2)
 }

@@ -6,7 +6,9 @@ warnings, and a closing summary (`summary_lines`: the test figures with their bo
 intervals beside a random order of the same test presentation, and the run folder). The
 libraries' console output is silenced (`quiet_libraries`): the W&B banner and summary,
 Lightning's device lines, tips, model summary and progress bars, deprecation and
-`PossibleUserWarning` warnings, and the `[time][logger][LEVEL]` prefix of the job log.
+`PossibleUserWarning` warnings, its note that the LightningModule's
+`on_before_batch_transfer` serves the DataModule's batches (by design: `models/batch.py`),
+and the `[time][logger][LEVEL]` prefix of the job log.
 `verbose=true` (or the environment variable `ORDERBENCH_VERBOSE=1`) leaves all of it as the
 libraries print it. The run's `train.log` gets the full job log either way.
 
@@ -102,6 +104,8 @@ def quiet_libraries(verbose: bool, wandb: bool = False) -> None:
     except ImportError:  # pragma: no cover - an older Lightning
         PossibleUserWarning = UserWarning  # noqa: N806
     warnings.filterwarnings("ignore", category=PossibleUserWarning)
+    # the batch's host side is the LightningModule's hook by design (models/batch.py)
+    warnings.filterwarnings("ignore", message=r"You have overridden `on_before_batch_transfer`")
     for handler in _console_handlers():
         handler.setFormatter(ConsoleFormatter("%(message)s"))
         if not any(isinstance(f, QuietFilter) for f in handler.filters):

@@ -11,12 +11,13 @@ Every model's step reads no value on the host (`models.batch`), so the compiler 
 whole but where PyTorch cannot trace a module: at an `nn.LSTM` (cuDNN's, or oneDNN's on a
 CPU) the graph breaks and the LSTM runs eagerly between the graphs.
 
-A compiled graph serves only the shapes it was compiled for (dimensions that vary are
-made symbolic after their first change, but a loop over the sentences of a paragraph is
-unrolled at its length), so each training batch is padded up to fixed shapes on the host
-(`prepare`: the next power of two of sentences, at least `SENTENCE_FLOOR`, and of words,
-at least `TOKEN_FLOOR`; NIPS: N in 4, 8, 16 and T in 16, 32, 64; a model reading the
-joined text pads its input the same way): a few graphs per corpus, reused. Padding changes
+A compiled graph serves only the shapes it was compiled for (its dimensions are symbolic,
+`dynamic=True`, but a loop over the sentences of a paragraph is unrolled at its length),
+so each training batch is padded on the host (`prepare`) to the next power of two of
+sentences, at least `SENTENCE_FLOOR` (NIPS: N in 4, 8, 16): a few graphs per corpus,
+reused. A CUDA graph is recorded per shape, so with `cuda_graphs` the words are padded
+too, to the next power of two of at least `TOKEN_FLOOR` (NIPS: T in 16, 32, 64), and a
+model reading the joined text pads its input the same way. Padding changes
 no loss: every model masks padding (tests/benchmark/training/test_cuda_graphs.py).
 Dropout, though, draws its masks over the padded shapes, and the fused arithmetic rounds
 otherwise, so a seed's trajectory is not the eager one's. With `compile` the step is
@@ -48,10 +49,12 @@ def bucket(size: int, floor: int) -> int:
     return max(floor, 1 << max(size - 1, 0).bit_length())
 
 
-def bucketed(batch: dict) -> dict:
-    """`batch` padded to its bucket: sentences and words up to `bucket` of each."""
+def bucketed(batch: dict, words: bool = True) -> dict:
+    """`batch` padded to its bucket: sentences, and with `words` words, up to `bucket` of
+    each."""
     sentences, tokens = batch["tokens"].shape[1:]
-    return padded_to(batch, bucket(sentences, SENTENCE_FLOOR), bucket(tokens, TOKEN_FLOOR))
+    return padded_to(batch, bucket(sentences, SENTENCE_FLOOR),
+                     bucket(tokens, TOKEN_FLOOR) if words else tokens)  # fmt: skip
 
 
 def step_inputs(batch: dict) -> dict:
@@ -83,8 +86,12 @@ class CompiledLoss:
 
     def prepare(self, batch: dict) -> dict:
         """The host side of a training batch: padded to its bucket, then prepared for the
-        model (`models.batch.prepare_batch`: one call for all sentences, fixed shapes)."""
-        return prepare_batch(self.net, bucketed(batch), buckets=False, fixed_shapes=True)
+        model (`models.batch.prepare_batch`: one call for all sentences, fixed shapes). A
+        compiled step without CUDA graphs keeps its words unpadded (that dimension is
+        symbolic, `dynamic=True`), a captured one pads them too: a graph is recorded per
+        shape."""
+        padded = bucketed(batch, words=not self.compiles or self.captures)
+        return prepare_batch(self.net, padded, buckets=False, fixed_shapes=True)
 
     def __call__(self, batch: dict) -> Tensor:
         if PREPARED not in batch:  # not from the harness's host side (tests, a bench)

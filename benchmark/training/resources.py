@@ -13,7 +13,8 @@ its last launch; the record's `environment` is the last launch's). An epoch the 
 not see (trained before a resume from a checkpoint that holds no meter state) is `null`,
 and a sum that needs it is `null`: an uncounted cost is never reported as a small one.
 `peak_rss_mb` is the peak resident memory (Linux `ru_maxrss`) of the process that finished
-the run, which includes data loading and the test.
+the run, which includes data loading and the test; on a GPU `gpu_peak_mib` is the peak of
+its GPU memory (`torch.cuda.max_memory_allocated`), what `runs_per_gpu: auto` packs by.
 """
 
 from __future__ import annotations
@@ -99,4 +100,6 @@ def resources(per_epoch: list[float], best_epoch: int | None, epochs: int,
         "threads_per_epoch": _last(threads or [], epochs),
         "cpu_seconds_to_selected": _total(every_epoch[:best_epoch]) if best_epoch else None,
         "peak_rss_mb": round(peak_rss_mb(), 1),
+        **({"gpu_peak_mib": round(torch.cuda.max_memory_allocated() / 2**20, 1)}
+           if torch.cuda.is_available() and torch.cuda.is_initialized() else {}),
     }

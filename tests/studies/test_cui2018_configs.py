@@ -11,6 +11,7 @@ from benchmark.config.compose import compose_config
 from benchmark.config.config_folders import group_files
 from benchmark.config.identity import config_id
 
+ARCHIVED_DATASETS = "/work/shared/datasets"  # $ORDERBENCH_DATASETS of results/nips_paragraph/records
 NIPS_JOB = ["+reproduce=nips", "trainer.max_epochs=100", "early_stopping.patience=15",
             "seed=0", "sweep=nips"]  # a job of `orderbench sweep run nips`, as it lists it
 
@@ -20,7 +21,10 @@ NIPS_JOB = ["+reproduce=nips", "trainer.max_epochs=100", "early_stopping.patienc
     ("calibration_bow_position", "fa919e82"), ("calibration_overlap_chain", "99ec2048"),
     ("attordernet_paper", "8667cb60"),  # in conf/: the id of its archived NIPS runs
 ])  # fmt: skip
-def test_a_study_experiment_keeps_its_config_id(experiment: str, identity: str):
+def test_a_study_experiment_keeps_its_config_id(experiment: str, identity: str, monkeypatch):
+    # the data where the archived runs read it: a config id compares data locations as real
+    # paths (benchmark/config/identity.py), so the same runs elsewhere have another id
+    monkeypatch.setenv("ORDERBENCH_DATASETS", ARCHIVED_DATASETS)
     assert config_id(compose_config([f"+experiment={experiment}", *NIPS_JOB])) == identity
 
 

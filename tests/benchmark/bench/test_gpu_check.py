@@ -46,6 +46,7 @@ def stand_ins(monkeypatch):
     caps = {"install": 5, "fine": 30, "broken": 30, "stuck": 2, "after": 30}
     monkeypatch.setattr(gpu_check, "STEPS", STEPS)
     monkeypatch.setitem(gpu_check.PROFILES, "cpu", replace(gpu_check.CPU, caps=caps))
+    monkeypatch.setitem(gpu_check.PROFILES, "cuda", replace(gpu_check.CUDA, steps=()))
     monkeypatch.setattr(gpu_check, "MIN_STEP_S", 1)
     monkeypatch.setattr(gpu_check, "STOP_GRACE_S", 2)
     monkeypatch.setattr(gpu_check, "install", lambda check: {"status": "ok"})
@@ -166,6 +167,12 @@ def test_every_steps_command_is_one_its_tool_accepts(device, tmp_path: Path, mon
         argv = step.command(check, check.profile.caps[step.name])
         # a sweep (-m) composes as its first run
         module, arguments = argv[2], [word.split(",")[0] for word in argv[3:] if word != "-m"]
+        if argv[1] == "-c" and "timed_table" in argv[2]:  # its runs: the sweeps' jobs (below)
+            settings = json.loads(Path(argv[3]).read_text())
+            assert settings["seeds"] == list(check.profile.table_seeds)
+            assert settings["device_args"][0] == f"trainer={check.profile.trainer}"
+            assert settings["budget_s"] < check.profile.caps["nips_table"]
+            continue
         if module == "benchmark.bench.suite":
             presets, settings, *_ = parse_args(arguments)
             assert settings.device == device, step.name
@@ -181,6 +188,48 @@ def test_every_steps_command_is_one_its_tool_accepts(device, tmp_path: Path, mon
             cfg = compose_config(arguments, return_hydra_config=True)
             assert cfg.model.name == "attordernet" and cfg.logger.keys() == {"csv"}, step.name
             assert cfg.trainer.max_epochs in (1, 2, 100), step.name
+
+
+def test_a_table_runs_commands_compose_as_the_sweeps_jobs(tmp_path: Path):
+    """The NIPS table's runs (benchmark/sweep/timed_table.py): the jobs of the sweeps `nips`
+    and `nips_pretrained` of the seeds asked, each command composing to its job's model and
+    variant, with the kit's word vectors or encoder and the device's trainer."""
+    from benchmark.config.compose import compose_config
+    from benchmark.sweep import timed_table
+
+    jobs = timed_table.nips_jobs([0])
+    assert len(jobs) == 13  # the NIPS page's rows, one seed each
+    assert {job.sweep for job in jobs} == set(timed_table.SWEEPS)
+    glove, encoder = tmp_path / "glove.txt", tmp_path / "encoder"
+    for job in (jobs[0], jobs[-1]):  # a 2018-era row, a pretrained one
+        argv = timed_table.job_command(job, tmp_path / "runs", 300, ["trainer=gpu"], glove,
+                                       encoder)  # fmt: skip
+        assert argv[2] == "benchmark.train" and "trainer.max_time=00:00:04:30" in argv
+        config = compose_config([word for word in argv[3:] if not word.startswith(
+            ("model.embeddings=", "model.net.encoder="))])  # fmt: skip
+        assert (config.model.name, config.variant) == (job.preset, job.variant)
+        assert config.trainer.accelerator == "gpu" and not config.evaluate_discrimination
+        assert (f"model.embeddings={glove}" in argv) == job.uses_glove
+        assert (f"model.net.encoder={encoder}" in argv) == job.uses_encoder
+
+
+def test_the_table_plans_longest_first_and_names_what_did_not_run(tmp_path: Path):
+    from benchmark.sweep import timed_table
+
+    jobs = [timed_table.Job("s", [], "p", "v", seed, "p/v", estimate_s=cost)
+            for seed, cost in enumerate([10, 30, 20])]  # fmt: skip
+    ordered, predicted = timed_table.plan(jobs, 2)
+    assert [job.estimate_s for job in ordered] == [30, 20, 10]
+    assert predicted == pytest.approx(30 / timed_table.SHARED_EFFICIENCY)
+    log = tmp_path / "log"
+    timed_table.run_jobs(ordered, 1, time.monotonic() + timed_table.MIN_RUN_S + 3,
+                         lambda job, left: [sys.executable, "-c", "import time; time.sleep(4)"],
+                         log)  # fmt: skip
+    assert ordered[0].result["status"] == "ok"  # started in time
+    assert [job.result["status"] for job in ordered[1:]] == ["not run", "not run"]
+    assert ordered[1].result["why"].startswith("the budget was spent")
+    rows, markdown = timed_table.table(jobs, {})
+    assert rows[0]["done"] == 0 and len(rows[0]["not_done"]) == 3 and "| p/v | 0 of 3" in markdown
 
 
 def test_the_record_names_the_code_that_ran(monkeypatch):

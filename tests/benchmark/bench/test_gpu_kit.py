@@ -83,8 +83,26 @@ def test_a_kit_that_fails_half_made_leaves_nothing_that_blocks_the_next(tmp_path
     manifest = make_kit(tmp_path / "kit", "synthetic", "3.12", wheels=False)
     assert manifest["nips"].startswith("synthetic")
     listed = {entry["path"] for entry in manifest["files"]}
-    assert {f"{kit.ENCODER}/{name}" for name in kit.ENCODER_FILES} <= listed  # no weights
-    assert not any(path.endswith((".safetensors", ".bin")) for path in listed)
+    assert {f"{kit.ENCODER}/{name}" for name in kit.ENCODER_FILES} <= listed
+    weights = [path for path in listed if path.endswith((".safetensors", ".bin"))]
+    assert weights == [kit.WEIGHTS_FP16]  # float16 only: float32 would not travel
+
+
+def test_the_encoder_travels_as_float16_and_is_widened_back(tmp_path: Path):
+    from safetensors.torch import load_file
+
+    from models.blocks.pretrained import resolve_model_path
+
+    gpu_kit.write_fp16_weights(tmp_path / kit.WEIGHTS_FP16)
+    (tmp_path / kit.ENCODER).mkdir()
+    unpacked = kit.unpack_encoder(tmp_path, tmp_path / "encoder32")
+    original = load_file(str(Path(resolve_model_path(None)) / "model.safetensors"))
+    widened = load_file(str(unpacked / "model.safetensors"))
+    assert widened.keys() == original.keys()
+    for name, value in original.items():
+        assert widened[name].dtype == torch.float32
+        torch.testing.assert_close(widened[name], value.half().float(), rtol=0, atol=0)
+    assert (tmp_path / kit.WEIGHTS_FP16).stat().st_size < 50 * 2**20
 
 
 def test_a_kit_too_large_to_travel_is_refused(tmp_path: Path, monkeypatch):
@@ -92,6 +110,7 @@ def test_a_kit_too_large_to_travel_is_refused(tmp_path: Path, monkeypatch):
                         or (target / "train.lower").write_bytes(b"x" * 2**20) or "here")
     monkeypatch.setattr(gpu_kit, "write_glove", lambda nips, path: path.write_text("") or 0)
     monkeypatch.setattr(gpu_kit, "copy_encoder_files", lambda target: target.mkdir())
+    monkeypatch.setattr(gpu_kit, "write_fp16_weights", lambda path: path.write_bytes(b""))
     monkeypatch.setattr(gpu_kit, "working_tree_bytes", lambda root: 63.5 * 2**20)
     with pytest.raises(KitError, match=r"64.5 MiB with the working tree, more than the 64 MiB"):
         make_kit(tmp_path / "kit", "x", "3.12", wheels=False)

@@ -104,7 +104,7 @@ def test_on_a_gpu_the_loss_is_compiled_in_the_cuda_graph_mode_on_tensors_only(mo
     with torch._dynamo.config.patch(recompile_limit=8):  # restored after
         loss = CompiledLoss(tiny_preset("lstm_ptrnet"), "cuda", cuda_graphs=True)
         assert torch._dynamo.config.recompile_limit == cuda_graphs.RECOMPILE_LIMIT
-    assert compiled == [{"backend": "inductor", "mode": "reduce-overhead"}]
+    assert compiled == [{"backend": "inductor", "mode": "reduce-overhead", "dynamic": True}]
     loss(_batch(0))
     loss(loss.prepare(_batch(1)))  # as the task's host side prepares it
     tensors = ["gold_order", "n_sentences", "prepared", "sentence_mask", "token_lengths",

@@ -101,6 +101,28 @@ def test_nan_scores_still_give_valid_orders(beam: int):
     validate_orders(orders, available.sum(dim=1))
 
 
+def test_a_non_finite_loss_is_named_at_its_own_step_when_the_guard_reads_it():
+    """The NaN guard keeps the first non-finite loss on the device and reads it every
+    `log_every_n_steps` batches (a read per step would make the host wait for a GPU)."""
+    from types import SimpleNamespace
+
+    from benchmark.training.finite_guard import FiniteGuard, NonFiniteError
+
+    guard = FiniteGuard()
+    trainer = SimpleNamespace(global_step=0, current_epoch=1, log_every_n_steps=4,
+                              world_size=1)  # fmt: skip
+    losses = [1.0, 2.0, float("inf"), float("nan")]
+    for index, value in enumerate(losses[:3]):
+        trainer.global_step = 10 + index
+        guard.on_train_batch_end(trainer, None, torch.tensor(value), None, index)  # no read
+    trainer.global_step = 13
+    with pytest.raises(NonFiniteError, match=r"train/loss is inf at step 12, epoch 2 \(batch 2\)"):
+        guard.on_train_batch_end(trainer, None, torch.tensor(losses[3]), None, 3)
+    fine = FiniteGuard()
+    fine.on_train_batch_end(trainer, None, torch.tensor(1.0), None, 0)
+    fine.on_train_epoch_end(trainer, None)  # read at the epoch's end: nothing to say
+
+
 # -- one launch per run directory ---------------------------------------------------------
 HOLD = "from benchmark.run.lock import RunLock; import sys, time; " \
        "RunLock.acquire(sys.argv[1]); " \
