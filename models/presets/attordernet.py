@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from models.presets.word_vectors import word_embedding
 from models.registry import Summary, register_preset
 
 if TYPE_CHECKING:
@@ -114,6 +113,7 @@ def attordernet(
     code's `initial_cell="paragraph"` and `paragraph_norm="pre"`
     (conf/experiment/attordernet_released.yaml). Dropout 0.1 is the released code's rate."""
     from models.blocks.sentence_lstm import SentenceLSTM
+    from models.blocks.word_embedding import word_embedding
 
     settings = AttOrderNetSettings(**shared)
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, settings.dropout)
@@ -158,6 +158,7 @@ def attordernet_att(
     the paragraph width; the word-level feed-forward width (4 x the word width, Vaswani et
     al.'s ratio) is chosen."""
     from models.blocks.sentence_attention import SentenceSelfAttention
+    from models.blocks.word_embedding import word_embedding
 
     settings = AttOrderNetSettings(**shared)
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, settings.dropout)
@@ -198,6 +199,7 @@ def attordernet_cnn(
     """ATTOrderNet(CNN): `attordernet` with a CNN sentence encoder (512 feature maps of
     width 4, max over positions)."""
     from models.blocks.sentence_cnn import SentenceCNN
+    from models.blocks.word_embedding import word_embedding
 
     settings = AttOrderNetSettings(**shared)
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, settings.dropout)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from models.presets.word_vectors import word_embedding
 from models.registry import Summary, register_preset
 
 if TYPE_CHECKING:
@@ -60,6 +59,7 @@ def han(
     from models.blocks.paragraph_gated_attention import ParagraphGatedAttention
     from models.blocks.pointer_transformer import TransformerPointerDecoder
     from models.blocks.sentence_lstm import SentenceLSTM
+    from models.blocks.word_embedding import word_embedding
     from models.ordering_model import OrderingModel
 
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, dropout)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from models.presets.word_vectors import word_embedding
 from models.registry import Summary, register_preset
 
 if TYPE_CHECKING:
@@ -57,6 +56,7 @@ def lstm_ptrnet(
     defaults here (256 units, no dropout) are general-purpose sizes, not published ones.
     """
     from models.blocks.sentence_lstm import SentenceLSTM
+    from models.blocks.word_embedding import word_embedding
 
     embedding = word_embedding(
         vocab_size, pretrained_embeddings, embedding_dim, _or(word_dropout, dropout)
@@ -97,6 +97,7 @@ def cnn_ptrnet(
     final_save/cnn/config): 512 maps of each width 3, 4 and 5, 100 Ptr-Net units
     (`+experiment=ptrnet_paper model=cnn_ptrnet`); the keyword defaults are not published."""
     from models.blocks.sentence_cnn import SentenceCNN
+    from models.blocks.word_embedding import word_embedding
 
     embedding = word_embedding(
         vocab_size, pretrained_embeddings, embedding_dim, _or(word_dropout, dropout)

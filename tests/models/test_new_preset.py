@@ -28,7 +28,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from models.presets.ptrnet import pointer_network
-from models.presets.word_vectors import word_embedding
 from models.registry import Summary, register_preset
 
 if TYPE_CHECKING:
@@ -56,6 +55,7 @@ def {NAME}(
     dropout: float = 0.0,
 ) -> OrderingModel:
     from models.blocks.sentence_lstm import SentenceLSTM
+    from models.blocks.word_embedding import word_embedding
 
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, dropout)
     sentences = SentenceLSTM(embedding.dim, hidden_dim, dropout=dropout, pooling="mean")

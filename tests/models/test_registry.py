@@ -98,7 +98,8 @@ def test_the_harness_builds_only_registered_presets():
     from benchmark.config.compose import compose_config
     from benchmark.run.model_builder import build_net
 
-    for target in ("torch.nn.Identity", "models.nowhere.preset", "models.presets.word_vectors"):
+    no_preset = "models.blocks.word_embedding.word_embedding"  # a function, not a preset
+    for target in ("torch.nn.Identity", "models.nowhere.preset", no_preset):
         cfg = compose_config(["dataset=synthetic", f"model.net._target_={target}"])
         [line] = model_problems(cfg)
         assert line.startswith(f"model.net._target_: {target!r} is not a registered preset")
