@@ -78,8 +78,8 @@ class AttOrderNetSettings:
 
 @register_preset(
     "attordernet",
-    tiny=dict(embedding_dim=8, sentence_hidden_dim=6) | TINY,
-    toy=dict(embedding_dim=16) | TOY,
+    sizes=dict(tiny=dict(embedding_dim=8, sentence_hidden_dim=6) | TINY,
+               toy=dict(embedding_dim=16) | TOY),
     toy_lr=5e-3,
     colour="#2ca02c",
     order_free=True,
@@ -129,8 +129,8 @@ def attordernet(
 
 @register_preset(
     "attordernet_att",
-    tiny=dict(embedding_dim=10, sentence_layers=2, sentence_ff_dim=16) | TINY,
-    toy=dict(embedding_dim=20) | TOY,
+    sizes=dict(tiny=dict(embedding_dim=10, sentence_layers=2, sentence_ff_dim=16) | TINY,
+               toy=dict(embedding_dim=20) | TOY),
     toy_lr=5e-3,
     colour="#d62728",
     order_free=True,
@@ -174,8 +174,7 @@ def attordernet_att(
 
 @register_preset(
     "attordernet_cnn",
-    tiny=dict(embedding_dim=8, num_filters=12) | TINY,
-    toy=dict(embedding_dim=16) | TOY,
+    sizes=dict(tiny=dict(embedding_dim=8, num_filters=12) | TINY, toy=dict(embedding_dim=16) | TOY),
     toy_lr=5e-3,
     colour="#9467bd",
     order_free=True,

@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 
 @register_preset(
     "han",
-    tiny=dict(embedding_dim=8, hidden_dim=16, num_blocks=2, word_lstm_layers=1),
-    toy=dict(embedding_dim=16, hidden_dim=32, word_lstm_layers=1, dropout=0.0),
+    sizes=dict(tiny=dict(embedding_dim=8, hidden_dim=16, num_blocks=2, word_lstm_layers=1),
+               toy=dict(embedding_dim=16, hidden_dim=32, word_lstm_layers=1, dropout=0.0)),
     toy_lr=5e-3,
     colour="#8c564b",
     order_free=True,

@@ -18,8 +18,8 @@ SENTENCE_ENCODERS = ("lstm", "minilm")
 
 @register_preset(
     "pairwise_tsort",
-    tiny=dict(embedding_dim=8, hidden_dim=12),
-    toy=dict(embedding_dim=16, hidden_dim=32),
+    sizes=dict(tiny=dict(embedding_dim=8, hidden_dim=12),
+               toy=dict(embedding_dim=16, hidden_dim=32)),
     toy_lr=1e-2,
     colour="#bcbd22",
     pointer=False,

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
 @register_preset(
     "lstm_ptrnet",
-    tiny=dict(embedding_dim=8, sentence_hidden_dim=12, hidden_dim=10, attention_dim=7),
-    toy=dict(embedding_dim=16, hidden_dim=32),
+    sizes=dict(tiny=dict(embedding_dim=8, sentence_hidden_dim=12, hidden_dim=10, attention_dim=7),
+               toy=dict(embedding_dim=16, hidden_dim=32)),
     colour="#1f77b4",
     summary=Summary(
         sentences="LSTM, final state",
@@ -69,8 +69,8 @@ def lstm_ptrnet(
 
 @register_preset(
     "cnn_ptrnet",
-    tiny=dict(embedding_dim=8, num_filters=12, hidden_dim=10, attention_dim=7),
-    toy=dict(embedding_dim=16, hidden_dim=32),
+    sizes=dict(tiny=dict(embedding_dim=8, num_filters=12, hidden_dim=10, attention_dim=7),
+               toy=dict(embedding_dim=16, hidden_dim=32)),
     colour="#ff7f0e",
     summary=Summary(
         sentences="CNN (width 3), ReLU, max over positions",

@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 
 @register_preset(
     "{NAME}",
-    tiny=dict(embedding_dim=8, hidden_dim=10),
-    toy=dict(embedding_dim=16, hidden_dim=32),
+    sizes=dict(tiny=dict(embedding_dim=8, hidden_dim=10),
+               toy=dict(embedding_dim=16, hidden_dim=32)),
     summary=Summary(
         sentences="LSTM, mean of its states",
         paragraph="LSTM over the shuffled sentences",
