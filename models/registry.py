@@ -1,21 +1,30 @@
 """The preset registry: every named model registers itself with `register_preset`, in the
 style of fairseq's `@register_model_architecture`.
 
-One registration says what the other places need, so a new model is one file in
-models/presets/ and one YAML in conf/model/: the tests build a tiny instance from `tiny` and
-train one on the toy task with `toy`, `models.param_counts` counts every registered preset,
-plots give it its colour. `preset_names()` imports every module of models/presets/ first,
-so every preset defined there is listed; those modules import what they build inside the
-preset functions, so the registry (its names, kinds and every preset's declared settings,
-which `${preset_default:}` and the config check read) is known without importing torch.
-The harness builds only registered presets (`preset_of` finds the one a config's
-`model.net._target_` names).
+One registration says what the other places need, so a new model family is one folder,
+`models/families/<family>/` (its presets, settings, private blocks, YAMLs and tests): the
+tests build a tiny instance at its size `tiny` and train one on the toy task at `toy`,
+`models.param_counts` counts every registered preset, plots give it its colour.
+`presets()` imports every module at the top of every family folder first (not its
+`blocks/`, `tests/` or `conf/`), so every preset defined there is listed; those modules
+import what they build inside the preset functions, so the registry (its names, kinds, and
+every preset's declared settings and sizes, which `${preset_default:}` and the config check
+read) is known without importing torch. The harness builds only registered presets
+(`preset_of` finds the one a config's `model.net._target_` names; `models.presets.<name>`
+is every registered preset by name, the address the YAMLs give).
 
 Settings: a preset's settings are declared once, as its keyword arguments (annotation and
 default) and, for a family sharing them, the fields of a dataclass the preset takes through
 `**kwargs` (`register_preset(..., settings=AttOrderNetSettings)`). `preset_settings(name)`
 is the one reader: reports, parameter counts and the run's config check ask it for
 defaults, types and the keys a preset takes; `models.hyperparameters` holds the ranges.
+
+Sizes: a family names its sizes once, as settings that differ from the declared defaults
+(`SIZES` of its settings dataclass: `{"cpu": {"hidden_dim": 256, ...}, "tiny": ...}`), and a
+preset adds its own (`register_preset(..., sizes={"tiny": {...}})`); each preset keeps the
+settings it takes. `tiny` (a small instance over 30 word ids) and `toy` (learns the tests'
+toy task) are sizes too. `preset_settings(name, size)` gives the defaults at a named size;
+a model YAML picks one with `model.size` (`benchmark/config/resolvers.py`).
 
 Kind: `trained` (the default: the harness optimises it), `rule` (learns nothing from the
 data) or `baseline` (the figures every run is read against, `random`); the harness reads
@@ -24,7 +33,8 @@ it (`benchmark.run.model_builder.configured_preset`), never a class attribute or
 Summary: a preset may describe itself (`summary=Summary(sentences=..., paragraph=...,
 decoder=...)`): its cells of the table of presets of docs/models.md, which
 `orderbench params markdown=docs/models.md` (`make docs`) writes with the parameter
-counts, and the line `orderbench presets` prints.
+counts, and the line `orderbench presets` prints. A `{setting}` in a cell is that
+setting's declared default, so the text never restates a number.
 
 Colours: a preset may pick one (`colour="#rrggbb"`), which no other preset may have; a
 preset that picks none is given a free colour of `PALETTE` (`preset_colours`), the same one
@@ -38,14 +48,16 @@ import dataclasses
 import importlib
 import inspect
 import pkgutil
+import string
 import typing
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from models.hyperparameters import checked_preset
 
-PRESETS_PACKAGE = "models.presets"  # where every preset is registered (one module per family)
+FAMILIES_PACKAGE = "models.families"  # a folder per family: its top-level modules register
+PRESETS_PACKAGE = "models.presets"  # (being emptied into the families) modules that register
 HARNESS_ARGUMENTS = ("vocab_size", "pretrained_embeddings")  # given by the harness, not settings
 # what a preset is: a model the harness trains, a rule that learns nothing from the data
 # (a calibration baseline), or a baseline the figures of every run are read against
@@ -70,14 +82,27 @@ class Summary:
         """Sentence encoder | paragraph encoder | decoder, on one line without backticks."""
         return " | ".join((self.sentences, self.paragraph, self.decoder)).replace("`", "")
 
+    def filled(self, defaults: Mapping[str, object]) -> Summary:
+        """The summary with every `{setting}` of its cells replaced by `defaults[setting]`;
+        ValueError naming a setting `defaults` lacks."""
+        cells = {}
+        for cell in dataclasses.fields(self):
+            text = getattr(self, cell.name)
+            names = {name for _, name, _, _ in string.Formatter().parse(text) if name}
+            unknown = sorted(names - set(defaults))
+            if unknown:
+                raise ValueError(f"summary {cell.name}: {{{unknown[0]}}} is no declared setting")
+            cells[cell.name] = text.format_map(defaults)
+        return Summary(**cells)
+
 
 @dataclass(frozen=True)
 class Preset:
     name: str
     build: Callable  # (vocab_size, pretrained_embeddings=None, **settings) -> model
-    tiny: dict = field(default_factory=dict)  # a small instance over 30 word ids (tests)
-    toy: dict | None = None  # settings that learn the toy ordering task (tests); None: none
-    toy_lr: float = 1e-2  # Adam learning rate for `toy`
+    sizes: dict = field(default_factory=dict)  # size name -> the settings that differ there:
+    # the family's (`SIZES` of `settings`) and the preset's own, each kept if the preset takes it
+    toy_lr: float = 1e-2  # Adam learning rate for the size `toy`
     colour: str | None = None  # plot colour; None: a free one of PALETTE (preset_colours)
     kind: str = "trained"  # one of KINDS: trained by the harness, a rule, or a baseline
     order_free: bool = False  # its paragraph encoding ignores the presented order
@@ -89,6 +114,16 @@ class Preset:
     # settings of the preset too, taken through `**kwargs` (`preset_settings`)
     summary: Summary | None = None  # its row of docs/models.md's table of presets; None: the
     # table cannot list it (`orderbench params markdown=...` says so)
+
+    @property
+    def tiny(self) -> dict:
+        """A small instance over 30 word ids (tests): the size `tiny`."""
+        return dict(self.sizes.get("tiny", {}))
+
+    @property
+    def toy(self) -> dict | None:
+        """Settings that learn the toy ordering task (tests): the size `toy`; None: none."""
+        return dict(self.sizes["toy"]) if "toy" in self.sizes else None
 
     @property
     def trainable(self) -> bool:
@@ -158,12 +193,30 @@ def declared_settings(build: Callable, settings: type | None = None) -> dict[str
     return declared
 
 
-def register_preset(name: str, **entry) -> Callable[[Callable], Callable]:
+def _sizes(name: str, declared: Mapping[str, tuple], family: Mapping, own: Mapping) -> dict:
+    """Size name -> settings: the family's sizes restricted to the settings the preset takes
+    (a sibling's own settings are left out), the preset's own over them; ValueError for an
+    own size setting the preset does not take."""
+    sizes = {}
+    for size in [*family, *(s for s in own if s not in family)]:
+        wrong = sorted(set(own.get(size, {})) - set(declared))
+        if wrong:
+            raise ValueError(f"preset {name!r}: size {size!r} sets {wrong[0]!r}, no setting of it")
+        sizes[size] = {key: value for key, value in {**family.get(size, {}),
+                       **own.get(size, {})}.items() if key in declared}  # fmt: skip
+    return sizes
+
+
+def register_preset(name: str, sizes: Mapping | None = None, **entry
+                    ) -> Callable[[Callable], Callable]:  # fmt: skip
     """Decorator registering a preset function under `name` with the `Preset` fields
-    `entry`. Registering another function under a taken name is a ValueError, and so is a
+    `entry`, its own named sizes `sizes` over its settings class's `SIZES`, and the head
+    counts its settings class says must divide widths (`DIVIDES`) before its own `divides`.
+    Registering another function under a taken name is a ValueError, and so is a
     `settings` class that is not a dataclass or a function without `**kwargs` to take its
-    fields, or a `summary` that is not a `Summary`. The preset returned refuses settings out
-    of range before building (`models.hyperparameters`)."""
+    fields, a size setting it does not take, or a `summary` that is not a `Summary` or
+    names no setting. The preset returned refuses settings out of range before building
+    (`models.hyperparameters`)."""
 
     def decorate(build: Callable) -> Callable:
         known = _PRESETS.get(name)
@@ -183,6 +236,12 @@ def register_preset(name: str, **entry) -> Callable[[Callable], Callable]:
         summary = entry.get("summary")
         if summary is not None and not isinstance(summary, Summary):
             raise ValueError(f"preset {name!r}: summary must be a Summary, got {summary!r}")
+        declared = declared_settings(build, settings)
+        if summary is not None:
+            entry["summary"] = summary.filled(
+                {key: default for key, (_, default) in declared.items()})
+        entry["divides"] = (*getattr(settings, "DIVIDES", ()), *entry.get("divides", ()))
+        entry["sizes"] = _sizes(name, declared, getattr(settings, "SIZES", {}), sizes or {})
         colour = entry.get("colour")
         owner = next((p.name for p in _PRESETS.values()
                       if p.name != name and p.colour and colour
@@ -192,9 +251,7 @@ def register_preset(name: str, **entry) -> Callable[[Callable], Callable]:
                 f"preset {name!r}: colour {colour} is already taken by preset {owner!r}; leave "
                 "`colour` out to be given a free one (orderbench presets lists them)"
             )
-        checked = checked_preset(
-            build, declared_settings(build, settings), entry.get("divides", ())
-        )
+        checked = checked_preset(build, declared, entry["divides"])
         _PRESETS[name] = Preset(name, checked, **entry)
         return checked
 
@@ -202,9 +259,17 @@ def register_preset(name: str, **entry) -> Callable[[Callable], Callable]:
 
 
 def _import_presets() -> None:
-    """Import every module of models/presets/ (their registrations run on import; none
-    imports torch until a preset is built)."""
-    package = importlib.import_module(PRESETS_PACKAGE)  # here: its modules import this one
+    """Import every module at the top of every family folder (their registrations run on
+    import; none imports torch until a preset is built), not their subpackages (`blocks/`)."""
+    families = importlib.import_module(FAMILIES_PACKAGE)  # here: its modules import this one
+    for family in pkgutil.iter_modules(families.__path__, prefix=f"{FAMILIES_PACKAGE}."):
+        if not family.ispkg:
+            continue
+        package = importlib.import_module(family.name)
+        for module in pkgutil.iter_modules(package.__path__, prefix=f"{family.name}."):
+            if not module.ispkg:
+                importlib.import_module(module.name)
+    package = importlib.import_module(PRESETS_PACKAGE)
     for module in pkgutil.walk_packages(package.__path__, prefix=f"{PRESETS_PACKAGE}."):
         importlib.import_module(module.name)
 
@@ -230,12 +295,20 @@ def get_preset(name: str) -> Preset:
     return known[name]
 
 
-def preset_settings(name: str) -> dict[str, tuple]:
+def preset_settings(name: str, size: str | None = None) -> dict[str, tuple]:
     """`{setting: (annotation, default)}` of the registered preset `name`
     (`declared_settings`): what its YAML may set under `model.net`, and the defaults a run
-    that leaves a setting out was built with. KeyError for an unknown preset."""
+    that leaves a setting out was built with; with `size`, the defaults at that named size.
+    KeyError for an unknown preset or size (naming the preset's sizes)."""
     preset = get_preset(name)
-    return declared_settings(preset.build, preset.settings)
+    declared = declared_settings(preset.build, preset.settings)
+    if size is None:
+        return declared
+    if size not in preset.sizes:
+        raise KeyError(f"preset {name!r} has no size {size!r}; its sizes: "
+                       f"{', '.join(preset.sizes) or 'none'}")  # fmt: skip
+    return {key: (annotation, preset.sizes[size].get(key, default))
+            for key, (annotation, default) in declared.items()}  # fmt: skip
 
 
 def preset_of(build: object) -> Preset | None:

@@ -23,7 +23,7 @@ import pytest
 import yaml
 from repo_root import ROOT
 
-from benchmark.config.config_folders import group_files
+from benchmark.config.config_folders import config_folders, group_files
 from models.registry import presets
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -43,7 +43,7 @@ def test_the_readme_names_only_registered_presets():
                if line.startswith("| `model/` |"))  # fmt: skip
     named = row.split(" — ")[0]
     listed = re.findall(r"`([a-z0-9_]+)`", named)
-    conf = {path.stem for path in (ROOT / "conf" / "model").glob("*.yaml")}
+    conf = {path.stem for path in group_files("model")}
     assert set(listed) <= conf & set(presets())
     default = yaml.safe_load((ROOT / "conf" / "config.yaml").read_text())["defaults"]
     default = next(item["model"] for item in default if isinstance(item, dict) and "model" in item)
@@ -293,7 +293,8 @@ def citing_files() -> list[tuple[Path, str]]:
     """(file, the text of it that may cite paths): pages, configs and Makefile whole, Python
     files by their comments and docstrings."""
     files = [*PAGES, *sorted((ROOT / "results").glob("*.md")), ROOT / "Makefile",
-             *sorted((ROOT / "conf").rglob("*.yaml")), *sorted((ROOT / "scripts").glob("*"))]
+             *(path for folder in config_folders() for path in sorted(folder.rglob("*.yaml"))),
+             *sorted((ROOT / "scripts").glob("*"))]
     texts = [(path, path.read_text(encoding="utf-8")) for path in files if path.is_file()]
     for package in ("benchmark", "models", "data", "studies", "tests", "hydra_plugins"):
         for path in sorted((ROOT / package).rglob("*.py")):

@@ -14,7 +14,10 @@ leaving out:
   `directory`) are compared as real paths, so `../shared/datasets` and its absolute form
   are one dataset, while a cache folder (content-addressed) is not compared at all;
 - the module part of a `_target_` (`models.presets.attordernet` counts as `attordernet`):
-  moving code computes the same thing.
+  moving code computes the same thing;
+- `RESOLVED_KEYS`, which only name the values of other keys (`model.size`: the settings
+  of `model.net` at a named size, `${preset_default:}`), dropped once the config is
+  resolved: what they choose is in the resolved keys.
 
 A key of `ADDED_DEFAULTS` that a config lacks (one stored before the key existed) counts as
 its default, the value such runs were made with; in the config id such a key at its
@@ -48,6 +51,8 @@ IGNORED_KEYS = (
     #                 can differ with it: docs/design.md, section 8)
 )
 
+RESOLVED_KEYS = ("model.size",)
+
 ADDED_DEFAULTS = {
     "dataset.noise": 0,  # no distractors (docs/design.md, section 4)
     "dataset.protocol": "published_test",  # Accidents/Earthquakes: test = the test articles
@@ -78,8 +83,8 @@ _ABSENT_KEY = object()
 
 
 def comparable_config(cfg: DictConfig | Mapping) -> dict:
-    """`cfg` resolved to plain containers, without the `IGNORED_KEYS`, with the
-    `ADDED_DEFAULTS` it lacks.
+    """`cfg` resolved to plain containers, without the `IGNORED_KEYS` and the
+    `RESOLVED_KEYS`, with the `ADDED_DEFAULTS` it lacks.
 
     The keys are dropped before resolving, so interpolations that only work inside a
     running Hydra job (`${hydra:runtime.output_dir}` in the logger) are never evaluated.
@@ -95,7 +100,12 @@ def comparable_config(cfg: DictConfig | Mapping) -> dict:
         node = OmegaConf.select(cfg, ".".join(parents))
         if isinstance(node, DictConfig) and leaf not in node:
             node[leaf] = default
-    return OmegaConf.to_container(cfg, resolve=True)
+    plain = OmegaConf.to_container(cfg, resolve=True)
+    for dotted in RESOLVED_KEYS:
+        node, leaf = _parent(plain, dotted)
+        if node is not None:
+            node.pop(leaf, None)
+    return plain
 
 
 def _normalise(node: Any, key: str = "") -> Any:

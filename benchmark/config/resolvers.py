@@ -17,10 +17,14 @@ The noise setting (`dataset.noise`, docs/design.md, section 4; `conf/config.yaml
 A preset's settings (`model.net`):
 
 - `${preset_default:}`: the setting whose key holds it at the default the preset (the
-  `_target_` beside it) declares, so that a `*_paper` experiment restores the published
-  values, and a model's YAML keeps a setting it always listed, without writing the number
-  a second time (`conf/experiment/han_paper.yaml`, `conf/model/han.yaml`). It reads the
-  registry, which imports no torch (models/presets/).
+  `_target_` beside it) declares at the model's named size `model.size` (its family's
+  `SIZES`, `models.registry.preset_settings`; no `model.size`: the declared default), so
+  that a model YAML lists the settings its runs record without writing a number, and an
+  experiment picks another size with one key (`model.size: paper`) instead of restating
+  them. `${preset_default:SIZE}`: that setting at the named size SIZE alone (an ablation
+  that takes one setting of another size). A size whose settings the YAML does not all list
+  is refused, naming the missing key (the size would be half applied). It reads the
+  registry, which imports no torch (models/families/).
 
 - `${encoder_width:}`: the hidden width of the pretrained encoder that the `encoder` key
   beside it names (`models.blocks.pretrained.encoder_width`, its own config.json), so that a
@@ -48,6 +52,7 @@ from data.paths import CACHE_ROOT
 from models.registry import NO_DEFAULT, preset_of, preset_settings
 
 GPU_ACCELERATORS = ("gpu", "cuda")
+MODEL_SIZE = "model.size"  # the named size `${preset_default:}` reads (models.registry)
 VALID_PREFIX = "val"  # the valid split's logged figures: `val/tau` (docs/design.md, section 7)
 
 
@@ -89,16 +94,30 @@ def cache_dir(name: str) -> str:
     return str(CACHE_ROOT / name)
 
 
-def preset_default(*, _node_: Node, _parent_: DictConfig) -> Any:
+def preset_default(
+    size: str | None = None, *, _node_: Node, _parent_: DictConfig, _root_: DictConfig
+) -> Any:
     """The default the preset named by `_parent_._target_` declares for the setting the key
-    of `_node_` names (`models.registry.preset_settings`); ValueError naming the key when the
-    target is no registered preset or declares no default for that setting."""
+    of `_node_` names, at the named size `size`, else `model.size` (module docstring);
+    ValueError naming the key when the target is no registered preset, the size none of
+    its sizes, a setting of `model.size` missing beside the key, or no default declared."""
     key, setting, target = _node_._get_full_key(None), str(_node_._key()), _parent_.get("_target_")
     preset = preset_of(get_object(target)) if isinstance(target, str) else None  # imports it
     if preset is None:
         raise ValueError(f"{key}: ${{preset_default:}} needs a registered preset beside it "
                          f"(_target_), got {target!r}")
-    default = preset_settings(preset.name).get(setting, (None, NO_DEFAULT))[1]
+    named = size if size is not None else OmegaConf.select(_root_, MODEL_SIZE, default=None)
+    try:
+        declared = preset_settings(preset.name, named)
+    except KeyError as error:
+        raise ValueError(f"{key}: {error.args[0]}") from None
+    unlisted = [k for k in preset.sizes.get(named, {}) if size is None and k not in _parent_]
+    if unlisted:
+        raise ValueError(
+            f"{MODEL_SIZE}={named} sets {unlisted[0]}, which model.net does not list: add "
+            f"`{unlisted[0]}: ${{preset_default:}}` to the model's YAML"
+        )
+    default = declared.get(setting, (None, NO_DEFAULT))[1]
     if default is NO_DEFAULT:
         raise ValueError(
             f"{key}: ${{preset_default:}} but preset {preset.name!r} declares no default for "

@@ -27,7 +27,7 @@ from pathlib import Path
 from omegaconf import DictConfig, ListConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from benchmark.config.config_folders import CONF_DIR, group_files
+from benchmark.config.config_folders import group_files
 from models.registry import preset_names
 
 STUDY_GROUP = "ablation_study"  # the config group whose files define the ablation studies
@@ -198,15 +198,14 @@ def read_study(path: Path, variants: Mapping[str, Variant], known_presets: set[s
 
 
 def load_studies(
-    conf_dir: Path = CONF_DIR, study_dir: Path | None = None
+    conf_dir: Path | None = None, study_dir: Path | None = None
 ) -> tuple[Ablation, ...]:
     """Every study defined in `study_dir` (default: the `STUDY_GROUP` files of every config
-    folder), its variant files and presets in `conf_dir`, by file name."""
-    variants = {
-        path.stem: read_variant(path)
-        for path in sorted((conf_dir / ABLATION_DIR).glob("*.yaml"))
-    }
-    known_presets = {path.stem for path in (conf_dir / "model").glob("*.yaml")}
+    folder), its variant files and presets in `conf_dir` (default: every config folder),
+    by file name."""
+    folders = None if conf_dir is None else [conf_dir]
+    variants = {path.stem: read_variant(path) for path in group_files(ABLATION_DIR, folders)}
+    known_presets = {path.stem for path in group_files("model", folders)}
     return tuple(
         read_study(path, variants, known_presets)
         for path in (

@@ -3,13 +3,15 @@
 Gong et al. (2016), "End-to-End Neural Sentence Ordering Using Pointer Network":
 words are looked up in an embedding matrix initialised from pretrained vectors and
 fine-tuned end to end. Index 0 is <pad> (its row is zero and receives no gradient);
-every other row, pretrained or not, is trainable.
+every other row, pretrained or not, is trainable. `word_embedding` is the one every
+word-level preset starts from.
 """
 
 import torch
 from torch import Tensor, nn
 
 PAD = 0
+DEFAULT_EMBEDDING_DIM = 100  # width when no pretrained vectors are given (GloVe-100d size)
 
 
 class WordEmbedding(nn.Module):
@@ -37,3 +39,17 @@ class WordEmbedding(nn.Module):
     def forward(self, ids: Tensor) -> Tensor:
         """ids (...,) word ids -> (..., dim)."""
         return self.dropout(self.embedding(ids))
+
+
+def word_embedding(
+    vocab_size: int, pretrained: Tensor | None, dim: int | None, dropout: float
+) -> WordEmbedding:
+    """(V, d) pretrained vectors or None, and the requested width (None: the vectors',
+    else DEFAULT_EMBEDDING_DIM) -> a fine-tuned word embedding."""
+    if pretrained is not None and dim is not None and pretrained.shape[-1] != dim:
+        raise ValueError(
+            f"embedding_dim={dim} but pretrained_embeddings have width {pretrained.shape[-1]}"
+        )
+    if dim is None:
+        dim = DEFAULT_EMBEDDING_DIM if pretrained is None else pretrained.shape[-1]
+    return WordEmbedding(vocab_size, dim, pretrained=pretrained, dropout=dropout)

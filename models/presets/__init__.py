@@ -40,3 +40,14 @@ __all__ = [
     "bow_position",
     "overlap_chain",
 ]
+
+
+def __getattr__(name: str):
+    """`models.presets.<name>`: the registered preset `name` (the address the YAMLs give:
+    configs name a preset, not the module it lives in)."""
+    from models.registry import presets
+
+    known = presets()
+    if name in known:
+        return known[name].build
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

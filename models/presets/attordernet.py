@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from models.presets.word_vectors import word_embedding
 from models.registry import Summary, register_preset
 
 if TYPE_CHECKING:
@@ -79,8 +78,8 @@ class AttOrderNetSettings:
 
 @register_preset(
     "attordernet",
-    tiny=dict(embedding_dim=8, sentence_hidden_dim=6) | TINY,
-    toy=dict(embedding_dim=16) | TOY,
+    sizes=dict(tiny=dict(embedding_dim=8, sentence_hidden_dim=6) | TINY,
+               toy=dict(embedding_dim=16) | TOY),
     toy_lr=5e-3,
     colour="#2ca02c",
     order_free=True,
@@ -114,6 +113,7 @@ def attordernet(
     code's `initial_cell="paragraph"` and `paragraph_norm="pre"`
     (conf/experiment/attordernet_released.yaml). Dropout 0.1 is the released code's rate."""
     from models.blocks.sentence_lstm import SentenceLSTM
+    from models.blocks.word_embedding import word_embedding
 
     settings = AttOrderNetSettings(**shared)
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, settings.dropout)
@@ -129,8 +129,8 @@ def attordernet(
 
 @register_preset(
     "attordernet_att",
-    tiny=dict(embedding_dim=10, sentence_layers=2, sentence_ff_dim=16) | TINY,
-    toy=dict(embedding_dim=20) | TOY,
+    sizes=dict(tiny=dict(embedding_dim=10, sentence_layers=2, sentence_ff_dim=16) | TINY,
+               toy=dict(embedding_dim=20) | TOY),
     toy_lr=5e-3,
     colour="#d62728",
     order_free=True,
@@ -158,6 +158,7 @@ def attordernet_att(
     the paragraph width; the word-level feed-forward width (4 x the word width, Vaswani et
     al.'s ratio) is chosen."""
     from models.blocks.sentence_attention import SentenceSelfAttention
+    from models.blocks.word_embedding import word_embedding
 
     settings = AttOrderNetSettings(**shared)
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, settings.dropout)
@@ -173,8 +174,7 @@ def attordernet_att(
 
 @register_preset(
     "attordernet_cnn",
-    tiny=dict(embedding_dim=8, num_filters=12) | TINY,
-    toy=dict(embedding_dim=16) | TOY,
+    sizes=dict(tiny=dict(embedding_dim=8, num_filters=12) | TINY, toy=dict(embedding_dim=16) | TOY),
     toy_lr=5e-3,
     colour="#9467bd",
     order_free=True,
@@ -198,6 +198,7 @@ def attordernet_cnn(
     """ATTOrderNet(CNN): `attordernet` with a CNN sentence encoder (512 feature maps of
     width 4, max over positions)."""
     from models.blocks.sentence_cnn import SentenceCNN
+    from models.blocks.word_embedding import word_embedding
 
     settings = AttOrderNetSettings(**shared)
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, settings.dropout)

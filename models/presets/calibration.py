@@ -18,8 +18,7 @@ if TYPE_CHECKING:
 
 @register_preset(
     "bow_position",
-    tiny=dict(l2=1e-3),
-    toy=dict(l2=0.0),
+    sizes=dict(tiny=dict(l2=1e-3), toy=dict(l2=0.0)),
     toy_lr=5e-2,
     colour="#c49c94",
     pointer=False,

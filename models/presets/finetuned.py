@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 @register_preset(
     "minilm_finetune",
-    tiny=dict(hidden_dim=16, paragraph_layers=1, ff_dim=24, train_layers=1),
+    sizes=dict(tiny=dict(hidden_dim=16, paragraph_layers=1, ff_dim=24, train_layers=1)),
     colour="#17becf",
     order_free=True,
     divides=HEADS_DIVIDE,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from models.presets.word_vectors import word_embedding
 from models.registry import Summary, register_preset
 
 if TYPE_CHECKING:
@@ -16,8 +15,8 @@ if TYPE_CHECKING:
 
 @register_preset(
     "han",
-    tiny=dict(embedding_dim=8, hidden_dim=16, num_blocks=2, word_lstm_layers=1),
-    toy=dict(embedding_dim=16, hidden_dim=32, word_lstm_layers=1, dropout=0.0),
+    sizes=dict(tiny=dict(embedding_dim=8, hidden_dim=16, num_blocks=2, word_lstm_layers=1),
+               toy=dict(embedding_dim=16, hidden_dim=32, word_lstm_layers=1, dropout=0.0)),
     toy_lr=5e-3,
     colour="#8c564b",
     order_free=True,
@@ -60,6 +59,7 @@ def han(
     from models.blocks.paragraph_gated_attention import ParagraphGatedAttention
     from models.blocks.pointer_transformer import TransformerPointerDecoder
     from models.blocks.sentence_lstm import SentenceLSTM
+    from models.blocks.word_embedding import word_embedding
     from models.ordering_model import OrderingModel
 
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, dropout)

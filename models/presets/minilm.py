@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
 @register_preset(
     "minilm_ptrnet",
-    tiny=dict(hidden_dim=16, paragraph_layers=1, ff_dim=24),
-    toy=dict(hidden_dim=32, ff_dim=64, dropout=0.0),
+    sizes=dict(tiny=dict(hidden_dim=16, paragraph_layers=1, ff_dim=24),
+               toy=dict(hidden_dim=32, ff_dim=64, dropout=0.0)),
     toy_lr=5e-3,
     colour="#e377c2",
     order_free=True,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from models.presets.word_vectors import word_embedding
 from models.registry import Summary, register_preset
 
 if TYPE_CHECKING:
@@ -19,8 +18,8 @@ SENTENCE_ENCODERS = ("lstm", "minilm")
 
 @register_preset(
     "pairwise_tsort",
-    tiny=dict(embedding_dim=8, hidden_dim=12),
-    toy=dict(embedding_dim=16, hidden_dim=32),
+    sizes=dict(tiny=dict(embedding_dim=8, hidden_dim=12),
+               toy=dict(embedding_dim=16, hidden_dim=32)),
     toy_lr=1e-2,
     colour="#bcbd22",
     pointer=False,
@@ -53,6 +52,7 @@ def pairwise_tsort(
     from models.blocks.pair_classifier import PairOrderClassifier
     from models.blocks.sentence_lstm import SentenceLSTM
     from models.blocks.sentence_minilm import MiniLMSentenceEncoder
+    from models.blocks.word_embedding import word_embedding
     from models.orderers.pairwise_orderer import PairwiseOrderer
 
     if sentence_encoder not in SENTENCE_ENCODERS:

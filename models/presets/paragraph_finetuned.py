@@ -68,7 +68,7 @@ class ParagraphPointerSettings(ParagraphEncoderSettings, AttOrderNetSettings):
 
 @register_preset(
     "paragraph_listmle",
-    tiny=TINY,
+    sizes=dict(tiny=TINY),
     colour="#393b79",
     settings=ParagraphEncoderSettings,
     summary=Summary(
@@ -103,7 +103,7 @@ def paragraph_listmle(
 
 @register_preset(
     "paragraph_ptrnet",
-    tiny=dict(hidden_dim=16, paragraph_layers=1, ff_dim=24),
+    sizes=dict(tiny=dict(hidden_dim=16, paragraph_layers=1, ff_dim=24)),
     colour="#637939",
     divides=HEADS_DIVIDE,
     settings=ParagraphPointerSettings,
@@ -133,7 +133,7 @@ def paragraph_ptrnet(
 
 @register_preset(
     "paragraph_tsort",
-    tiny=TINY,
+    sizes=dict(tiny=TINY),
     colour="#843c39",
     pointer=False,
     settings=ParagraphEncoderSettings,

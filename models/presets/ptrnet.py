@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from models.presets.word_vectors import word_embedding
 from models.registry import Summary, register_preset
 
 if TYPE_CHECKING:
@@ -18,8 +17,8 @@ if TYPE_CHECKING:
 
 @register_preset(
     "lstm_ptrnet",
-    tiny=dict(embedding_dim=8, sentence_hidden_dim=12, hidden_dim=10, attention_dim=7),
-    toy=dict(embedding_dim=16, hidden_dim=32),
+    sizes=dict(tiny=dict(embedding_dim=8, sentence_hidden_dim=12, hidden_dim=10, attention_dim=7),
+               toy=dict(embedding_dim=16, hidden_dim=32)),
     colour="#1f77b4",
     summary=Summary(
         sentences="LSTM, final state",
@@ -57,6 +56,7 @@ def lstm_ptrnet(
     defaults here (256 units, no dropout) are general-purpose sizes, not published ones.
     """
     from models.blocks.sentence_lstm import SentenceLSTM
+    from models.blocks.word_embedding import word_embedding
 
     embedding = word_embedding(
         vocab_size, pretrained_embeddings, embedding_dim, _or(word_dropout, dropout)
@@ -69,8 +69,8 @@ def lstm_ptrnet(
 
 @register_preset(
     "cnn_ptrnet",
-    tiny=dict(embedding_dim=8, num_filters=12, hidden_dim=10, attention_dim=7),
-    toy=dict(embedding_dim=16, hidden_dim=32),
+    sizes=dict(tiny=dict(embedding_dim=8, num_filters=12, hidden_dim=10, attention_dim=7),
+               toy=dict(embedding_dim=16, hidden_dim=32)),
     colour="#ff7f0e",
     summary=Summary(
         sentences="CNN (width 3), ReLU, max over positions",
@@ -97,6 +97,7 @@ def cnn_ptrnet(
     final_save/cnn/config): 512 maps of each width 3, 4 and 5, 100 Ptr-Net units
     (`+experiment=ptrnet_paper model=cnn_ptrnet`); the keyword defaults are not published."""
     from models.blocks.sentence_cnn import SentenceCNN
+    from models.blocks.word_embedding import word_embedding
 
     embedding = word_embedding(
         vocab_size, pretrained_embeddings, embedding_dim, _or(word_dropout, dropout)

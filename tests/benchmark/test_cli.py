@@ -19,6 +19,7 @@ from repo_root import ROOT
 from benchmark import cli_commands
 from benchmark.cli import commands, main
 from benchmark.cli_arguments import Command, Key, UsageError, warnings_printed
+from benchmark.config.config_folders import group_files
 
 TABLE = commands()
 LIGHT = ("score", "predict", "leaderboard", "compare")
@@ -270,7 +271,7 @@ def test_the_declared_defaults_are_the_library_s_own():
     assert CUI2018.key("variant").default == VARIANT
     assert CUI2018.key("ablation_reference").default == ABLATION_REFERENCE
     assert NIPS_COMMAND.key("variant").default == NIPS_VARIANT
-    experiments = {path.stem for path in (ROOT / "conf" / "experiment").glob("*.yaml")}
+    experiments = {path.stem for path in group_files("experiment")}
     assert set(cli_commands.PAPER_EXPERIMENTS) <= experiments
 
 

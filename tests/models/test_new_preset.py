@@ -28,7 +28,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from models.presets.ptrnet import pointer_network
-from models.presets.word_vectors import word_embedding
 from models.registry import Summary, register_preset
 
 if TYPE_CHECKING:
@@ -39,8 +38,8 @@ if TYPE_CHECKING:
 
 @register_preset(
     "{NAME}",
-    tiny=dict(embedding_dim=8, hidden_dim=10),
-    toy=dict(embedding_dim=16, hidden_dim=32),
+    sizes=dict(tiny=dict(embedding_dim=8, hidden_dim=10),
+               toy=dict(embedding_dim=16, hidden_dim=32)),
     summary=Summary(
         sentences="LSTM, mean of its states",
         paragraph="LSTM over the shuffled sentences",
@@ -56,6 +55,7 @@ def {NAME}(
     dropout: float = 0.0,
 ) -> OrderingModel:
     from models.blocks.sentence_lstm import SentenceLSTM
+    from models.blocks.word_embedding import word_embedding
 
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, dropout)
     sentences = SentenceLSTM(embedding.dim, hidden_dim, dropout=dropout, pooling="mean")

@@ -8,8 +8,8 @@ import math
 
 import pytest
 import torch
-from repo_root import ROOT
 
+from benchmark.config.config_folders import group_files
 from models.blocks.pointer_lstm import LSTMPointerDecoder
 from models.blocks.sentence_cnn import SentenceCNN
 from models.blocks.sentence_lstm import SentenceLSTM
@@ -164,7 +164,7 @@ def test_paper_experiments_compose_with_the_published_settings():
 
 
 @pytest.mark.parametrize("experiment", sorted(
-    path.stem for path in (ROOT / "conf" / "experiment").glob("*.yaml")
+    path.stem for path in group_files("experiment")
     if "minilm" not in path.stem  # the MiniLM presets load a pretrained encoder
 ))  # fmt: skip
 def test_every_experiment_builds_its_model_through_the_run_path(experiment):

@@ -13,7 +13,9 @@ import re
 import subprocess
 import sys
 import typing
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 import torch
@@ -21,6 +23,7 @@ import yaml
 from fixtures_sweep import run_dir_of
 from repo_root import ROOT
 
+from benchmark.config.config_folders import group_files
 from models.noise.noise_wrapper import NoiseWrapper
 from models.registry import get_preset, preset_names, presets, register_preset
 
@@ -79,10 +82,10 @@ def test_the_registry_and_every_preset_s_settings_are_read_without_torch():
 def test_every_model_config_names_a_registered_preset_and_back():
     """conf/model/*.yaml <-> the registry: no preset without a config, none unregistered."""
     targets = {}
-    for path in sorted((ROOT / "conf" / "model").glob("*.yaml")):
+    for path in group_files("model"):
         config = yaml.safe_load(path.read_text(encoding="utf-8"))
         targets[config["name"]] = config["net"]["_target_"]
-    assert set(targets) == set(path.stem for path in (ROOT / "conf" / "model").glob("*.yaml"))
+    assert set(targets) == set(path.stem for path in group_files("model"))
     registered = presets()
     assert set(targets) == set(registered)
     for name, target in targets.items():
@@ -98,7 +101,8 @@ def test_the_harness_builds_only_registered_presets():
     from benchmark.config.compose import compose_config
     from benchmark.run.model_builder import build_net
 
-    for target in ("torch.nn.Identity", "models.nowhere.preset", "models.presets.word_vectors"):
+    no_preset = "models.blocks.word_embedding.word_embedding"  # a function, not a preset
+    for target in ("torch.nn.Identity", "models.nowhere.preset", no_preset):
         cfg = compose_config(["dataset=synthetic", f"model.net._target_={target}"])
         [line] = model_problems(cfg)
         assert line.startswith(f"model.net._target_: {target!r} is not a registered preset")
@@ -107,7 +111,7 @@ def test_the_harness_builds_only_registered_presets():
             check_config(cfg)
         with pytest.raises(ConfigError, match="is not a registered preset"):
             build_net(cfg, 30, None)
-    for path in sorted((ROOT / "conf" / "model").glob("*.yaml")):  # every shipped config
+    for path in group_files("model"):  # every shipped config
         assert model_problems(compose_config(["dataset=synthetic", f"model={path.stem}"])) == []
 
 
@@ -147,6 +151,43 @@ def test_a_settings_class_must_be_a_dataclass_taken_through_kwargs(restored_regi
         register_preset("no_dataclass", settings=dict)(lambda vocab_size, **shared: None)
     with pytest.raises(ValueError, match=r"needs \*\*kwargs"):
         register_preset("no_kwargs", settings=AttOrderNetSettings)(lambda vocab_size: None)
+
+
+def test_a_family_s_named_sizes_are_its_settings_at_other_defaults(restored_registry):
+    """A settings dataclass names sizes (`SIZES`) and head/width pairs (`DIVIDES`) once for
+    every preset registering it; a preset keeps the size settings it takes, adds its own,
+    and reads them as defaults (`preset_settings(name, size)`); a summary's `{setting}` is
+    that setting's declared default."""
+    from models.registry import Summary, preset_settings
+
+    @dataclass(frozen=True)
+    class Shared:
+        SIZES: ClassVar[dict] = {"small": {"width": 4, "depth": 1}, "tiny": {"width": 2}}
+        DIVIDES: ClassVar[tuple] = (("heads", "width"),)
+        width: int = 8
+        heads: int = 2
+
+    def sized(vocab_size: int, *, extra: int = 1, **shared):
+        return torch.nn.Linear(Shared(**shared).width, extra)
+
+    summary = Summary(sentences="{width} wide", paragraph="{extra} more", decoder="none")
+    register_preset("sized", settings=Shared, sizes={"tiny": {"extra": 3}}, summary=summary,
+                    divides=((2, "width"),))(sized)  # fmt: skip
+    preset = get_preset("sized")
+    assert preset.sizes == {"small": {"width": 4}, "tiny": {"width": 2, "extra": 3}}  # no depth
+    assert preset.tiny == {"width": 2, "extra": 3} and preset.toy is None
+    assert preset.divides == (("heads", "width"), (2, "width"))
+    assert (preset.summary.sentences, preset.summary.paragraph) == ("8 wide", "1 more")
+    assert preset_settings("sized", "small") == {"extra": (int, 1), "width": (int, 4),
+                                                 "heads": (int, 2)}  # fmt: skip
+    assert preset_settings("sized")["width"] == (int, 8)
+    with pytest.raises(KeyError, match="preset 'sized' has no size 'huge'; its sizes: small, tiny"):
+        preset_settings("sized", "huge")
+    with pytest.raises(ValueError, match="size 'tiny' sets 'depth', no setting of it"):
+        register_preset("oversized", sizes={"tiny": {"depth": 2}})(sized)
+    wrong = Summary(sentences="{depth} deep", paragraph="", decoder="")
+    with pytest.raises(ValueError, match=r"summary sentences: \{depth\} is no declared setting"):
+        register_preset("misdescribed", settings=Shared, summary=wrong)(sized)
 
 
 def test_registry_entries_build_tiny_models_and_refuse_a_second_function():

@@ -1,5 +1,5 @@
 """The run configs the Cui et al. 2018 study owns (studies/cui2018/conf/experiment/): found by
-Hydra after the repository's conf/ (hydra_plugins/orderbench_studies.py), they compose to the
+Hydra after the repository's conf/ (hydra_plugins/orderbench_config_folders.py), they compose to the
 configs, and so the config ids, their runs had when they lived in conf/experiment/."""
 
 from __future__ import annotations

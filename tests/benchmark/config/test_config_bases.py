@@ -11,6 +11,7 @@ from omegaconf.errors import InterpolationResolutionError
 from repo_root import ROOT
 
 from benchmark.config.compose import compose_config
+from benchmark.config.config_folders import group_files
 from models.registry import preset_settings
 
 CONF = ROOT / "conf"
@@ -31,7 +32,7 @@ def test_no_model_or_dataset_config_repeats_its_base():
     again."""
     for group in ("model", "dataset"):
         base = yaml.safe_load((CONF / f"{group}_base" / "default.yaml").read_text())
-        for path in sorted((CONF / group).glob("*.yaml")):
+        for path in group_files(group):
             config = yaml.safe_load(path.read_text()) or {}
             if f"/{group}_base@_here_: default" not in config.get("defaults", []) and not any(
                 isinstance(entry, dict) and f"/{group}_base@_here_" in entry
@@ -61,10 +62,10 @@ def _written_nets() -> list[tuple[str, str, dict]]:
     conf/experiment file that picks a model (`override /model`) and writes settings of its
     network (`tiny` resizes any model: its values are its own)."""
     found = []
-    for path in sorted((CONF / "model").glob("*.yaml")):
+    for path in group_files("model"):
         net = (yaml.safe_load(path.read_text()) or {}).get("net") or {}
         found.append((f"conf/model/{path.name}", net["_target_"].rsplit(".", 1)[-1], net))
-    for path in sorted((CONF / "experiment").glob("*.yaml")):
+    for path in group_files("experiment"):
         config = yaml.safe_load(path.read_text()) or {}
         net = (config.get("model") or {}).get("net") or {}
         if net and "override /model" in str(config.get("defaults")):

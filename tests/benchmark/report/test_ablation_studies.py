@@ -111,7 +111,9 @@ def test_levels_of_lists_and_objects_are_named():
 def conf(tmp_path: Path) -> Path:
     """A copy of the config folders and study definitions the studies read."""
     for folder in ("ablation", "model"):
-        shutil.copytree(CONF_DIR / folder, tmp_path / folder)
+        (tmp_path / folder).mkdir()
+        for path in group_files(folder):
+            shutil.copy(path, tmp_path / folder / path.name)
     (tmp_path / "studies").mkdir()
     for path in group_files(STUDY_GROUP):
         shutil.copy(path, tmp_path / "studies" / path.name)

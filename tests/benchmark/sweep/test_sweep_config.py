@@ -14,6 +14,7 @@ from hydra.types import RunMode
 from omegaconf.errors import InterpolationResolutionError
 
 from benchmark.config.compose import CONF_DIR
+from benchmark.config.config_folders import group_files
 from benchmark.config.resolvers import register_resolvers
 from benchmark.sweep.jobs import job_overrides
 
@@ -70,7 +71,7 @@ def test_cli_shows_the_submitit_parameters_derived_from_the_trainer_profile():
     assert (params["gpus_per_node"], params["tasks_per_node"], params["nodes"]) == (8, 8, 2)
 
 
-N_PRESETS = len(list((CONF_DIR / "model").glob("*.yaml")))  # the sweeps' model: glob(*)
+N_PRESETS = len(group_files("model"))  # the sweeps' model: glob(*)
 
 
 @pytest.mark.parametrize(

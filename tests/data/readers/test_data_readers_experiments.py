@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 from omegaconf import OmegaConf
 
-from benchmark.config.compose import CONF_DIR, compose_config
+from benchmark.config.compose import compose_config
+from benchmark.config.config_folders import group_files
 
-ATTORDERNET = CONF_DIR / "model" / "attordernet.yaml"
+ATTORDERNET = next(path for path in group_files("model") if path.stem == "attordernet")
 LAYERS_KEY = "paragraph_layers"
 PUBLISHED_LAYERS = {
     "nips": 2,
