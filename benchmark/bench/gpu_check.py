@@ -68,6 +68,7 @@ from benchmark.bench.kit import (
     WHEELS,
     KitError,
     read_manifest,
+    unpack_kit,
 )
 from benchmark.cli_arguments import error_lines
 from benchmark.cli_commands import BENCH_GPU_CHECK
@@ -258,6 +259,7 @@ def _check(args: dict) -> int:
         why = machine.get("error") or "no CUDA device"
         return _refuse(f"device=cuda but PyTorch sees no GPU here ({why}); the dry run on a "
                        "CPU is device=cpu")
+    kit = unpack_kit(kit, scratch.resolve() / "kit")  # the files as the steps read them
     minutes = args["minutes"] or profile.minutes
     check = Check(device, profile, kit, out.resolve(), scratch.resolve(),
                   args["runs"] or profile.runs, time.monotonic() + 60 * minutes)  # fmt: skip

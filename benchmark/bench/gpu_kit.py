@@ -50,6 +50,7 @@ from benchmark.bench.kit import (
     WHEELS,
     KitError,
     file_entry,
+    pack,
 )
 from benchmark.bench.nips_like import SPLIT_SIZES, VOCABULARY, nips_like_documents
 from benchmark.cli_arguments import error_lines
@@ -108,7 +109,8 @@ def _fill_kit(kit: Path, nips: str | None, python: str, wheels: bool) -> dict:
     copy_encoder_files(kit / ENCODER)
     write_fp16_weights(kit / WEIGHTS_FP16)
     packages = fetch_wheels(kit / WHEELS, python) if wheels else {}
-    files = sorted(path for path in kit.rglob("*") if path.is_file())
+    files = sorted(path if path.is_relative_to(kit / WHEELS) else pack(path)
+                   for path in sorted(kit.rglob("*")) if path.is_file())  # fmt: skip
     manifest = {
         "made_at": git_commit(ROOT),
         "python": python,

@@ -20,6 +20,10 @@ tree. The kit is one git-ignored folder with what it lacks:
   rounding (relative error at most 2^-11);
 - `manifest.json`: every file with its size and SHA-256, the commit it was made at.
 
+Every file but the wheels travels gzip-compressed (`PACKED`: 8.6 MiB less, the working tree
+growing with the results site); the check unpacks the kit into its scratch folder
+(`unpack_kit`) once its manifest is checked, and reads the names above there.
+
 Standard library only: the check reads the kit before its wheels are installed.
 """
 
@@ -40,6 +44,7 @@ ENCODER = "encoder"  # the bundled encoder's configuration and tokenizer files
 ENCODER_FILES = ("config.json", "special_tokens_map.json", "tokenizer.json",
                  "tokenizer_config.json", "vocab.txt")  # fmt: skip
 WEIGHTS_FP16 = "encoder-model.fp16.safetensors"  # the encoder's weights, float16
+PACKED = ".gz"  # the suffix of a file that travels gzip-compressed
 LIMIT_MIB = 64  # what may travel with the working tree to the GPU machine
 # the run the kit serves: ATTOrderNet at its published sizes on the NIPS abstracts
 PAPER_RUN = ("model=attordernet", "+experiment=attordernet_paper", "dataset=nips",
@@ -80,6 +85,39 @@ def file_entry(kit: Path, file: Path) -> dict:
     """A manifest row: the path inside the kit, its size and SHA-256."""
     return {"path": file.relative_to(kit).as_posix(), "bytes": file.stat().st_size,
             "sha256": sha256(file)}  # fmt: skip
+
+
+def pack(path: Path) -> Path:
+    """`path` gzip-compressed beside itself as `path` + `PACKED` (the same bytes every time:
+    no name or time in the header), the original removed; returns the packed file."""
+    import gzip
+    import shutil
+
+    packed = path.with_name(path.name + PACKED)
+    with path.open("rb") as source, packed.open("wb") as raw, \
+            gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as target:
+        shutil.copyfileobj(source, target, 1 << 20)
+    path.unlink()
+    return packed
+
+
+def unpack_kit(kit: Path, target: Path) -> Path:
+    """The files `kit`'s manifest lists, in `target` as the check reads them: packed ones
+    decompressed (their `PACKED` suffix dropped), the others (wheels) linked; returns `target`."""
+    import gzip
+    import shutil
+
+    for entry in json.loads((kit / MANIFEST).read_text())["files"]:
+        source, name = kit / entry["path"], entry["path"]
+        file = target / (name[: -len(PACKED)] if name.endswith(PACKED) else name)
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.unlink(missing_ok=True)
+        if name.endswith(PACKED):
+            with gzip.open(source, "rb") as packed, file.open("wb") as plain:
+                shutil.copyfileobj(packed, plain, 1 << 20)
+        else:
+            file.symlink_to(source.resolve())
+    return target
 
 
 def unpack_encoder(kit: Path, target: Path) -> Path:

@@ -11,7 +11,7 @@ from benchmark.config.compose import compose_config
 from benchmark.config.config_folders import group_files
 from benchmark.config.identity import config_id
 
-ARCHIVED_DATASETS = "/work/shared/datasets"  # $ORDERBENCH_DATASETS of results/nips_paragraph/records
+ARCHIVED_DATASETS = "/work/shared/datasets"  # where results/nips_paragraph/records read it
 NIPS_JOB = ["+reproduce=nips", "trainer.max_epochs=100", "early_stopping.patience=15",
             "seed=0", "sweep=nips"]  # a job of `orderbench sweep run nips`, as it lists it
 

@@ -213,6 +213,15 @@ def test_a_table_runs_commands_compose_as_the_sweeps_jobs(tmp_path: Path):
         assert (f"model.net.encoder={encoder}" in argv) == job.uses_encoder
 
 
+def test_every_row_of_the_table_has_its_cpu_row_on_the_nips_page():
+    """The committed CPU rows (`CPU_ROWS`) are read as the GPU machine reads them, and each
+    job of the table finds its row there (its estimate and the interval it is set beside)."""
+    from benchmark.sweep import timed_table
+
+    rows = timed_table.cpu_rows()
+    assert {f"{job.preset}/{job.variant}" for job in timed_table.nips_jobs([0])} <= rows.keys()
+
+
 def test_the_table_plans_longest_first_and_names_what_did_not_run(tmp_path: Path):
     from benchmark.sweep import timed_table
 

@@ -6,6 +6,7 @@ kit that is not one, or lacks a file, is refused in one line."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -83,9 +84,14 @@ def test_a_kit_that_fails_half_made_leaves_nothing_that_blocks_the_next(tmp_path
     manifest = make_kit(tmp_path / "kit", "synthetic", "3.12", wheels=False)
     assert manifest["nips"].startswith("synthetic")
     listed = {entry["path"] for entry in manifest["files"]}
-    assert {f"{kit.ENCODER}/{name}" for name in kit.ENCODER_FILES} <= listed
-    weights = [path for path in listed if path.endswith((".safetensors", ".bin"))]
-    assert weights == [kit.WEIGHTS_FP16]  # float16 only: float32 would not travel
+    assert {f"{kit.ENCODER}/{name}{kit.PACKED}" for name in kit.ENCODER_FILES} <= listed
+    weights = [path for path in listed if ".safetensors" in path or ".bin" in path]
+    assert weights == [kit.WEIGHTS_FP16 + kit.PACKED]  # float16 only: float32 would not travel
+    unpacked = kit.unpack_kit(tmp_path / "kit", tmp_path / "unpacked")
+    assert (unpacked / kit.GLOVE).read_text().count("\n") == manifest["glove_words"]
+    assert sorted(path.name for path in (unpacked / kit.DATASETS / kit.NIPS).iterdir()) == \
+        sorted(kit.NIPS_FILES)
+    assert (unpacked / kit.WEIGHTS_FP16).stat().st_size > 40 * 2**20
 
 
 def test_the_encoder_travels_as_float16_and_is_widened_back(tmp_path: Path):
@@ -106,8 +112,9 @@ def test_the_encoder_travels_as_float16_and_is_widened_back(tmp_path: Path):
 
 
 def test_a_kit_too_large_to_travel_is_refused(tmp_path: Path, monkeypatch):
+    """Random bytes, which gzip cannot shrink, make the kit too large."""
     monkeypatch.setattr(gpu_kit, "copy_nips", lambda nips, target: target.mkdir(parents=True)
-                        or (target / "train.lower").write_bytes(b"x" * 2**20) or "here")
+                        or (target / "train.lower").write_bytes(os.urandom(2**20)) or "here")
     monkeypatch.setattr(gpu_kit, "write_glove", lambda nips, path: path.write_text("") or 0)
     monkeypatch.setattr(gpu_kit, "copy_encoder_files", lambda target: target.mkdir())
     monkeypatch.setattr(gpu_kit, "write_fp16_weights", lambda path: path.write_bytes(b""))
