@@ -275,9 +275,20 @@ def _import_presets() -> None:
 
 
 def presets() -> dict[str, Preset]:
-    """Every registered preset by name, in registration order."""
+    """Every registered preset by name: the families' (by module name, then line), then
+    models/presets/'s likewise, then any other in registration order (the same order
+    whichever module a process imported first)."""
     _import_presets()
-    return dict(_PRESETS)
+    return dict(sorted(_PRESETS.items(), key=lambda item: _place(*item)))
+
+
+def _place(name: str, preset: Preset) -> tuple:
+    module = getattr(preset.build, "__module__", "") or ""
+    line = getattr(getattr(inspect.unwrap(preset.build), "__code__", None), "co_firstlineno", 0)
+    for rank, package in enumerate((FAMILIES_PACKAGE, PRESETS_PACKAGE)):
+        if module.startswith(f"{package}."):
+            return (rank, module, line)
+    return (2, "", list(_PRESETS).index(name))
 
 
 def preset_names(trainable: bool | None = None) -> tuple[str, ...]:

@@ -258,7 +258,9 @@ CITED = re.compile(
 )
 # the files the examples of a new model (docs/models.md) and of a new dataset
 # (docs/datasets.md) ask to write (there once followed)
-EXAMPLE_FILES = ("models/presets/cnn_attention.py", "conf/model/cnn_attention.yaml",
+EXAMPLE_FILES = ("models/families/cnn_attention/cnn_attention.py",
+                 "models/families/cnn_attention/conf/model/cnn_attention.yaml",
+                 "models/families/probe/",  # the family tests/models/test_new_preset.py adds
                  "data/readers/steps.py", "conf/dataset/steps.yaml")
 # cited on purpose although absent, with the reason
 NOT_IN_THE_REPOSITORY = {

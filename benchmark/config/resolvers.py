@@ -111,7 +111,8 @@ def preset_default(
         declared = preset_settings(preset.name, named)
     except KeyError as error:
         raise ValueError(f"{key}: {error.args[0]}") from None
-    unlisted = [k for k in preset.sizes.get(named, {}) if size is None and k not in _parent_]
+    listed = set(_parent_.keys())  # keys only: `in` would resolve each (and recurse)
+    unlisted = [k for k in preset.sizes.get(named, {}) if size is None and k not in listed]
     if unlisted:
         raise ValueError(
             f"{MODEL_SIZE}={named} sets {unlisted[0]}, which model.net does not list: add "

@@ -4,8 +4,10 @@ hwxcby/ATTOrderNet (`main_file.py`, `test_run`) decodes the test set 20 times, e
 under a fresh shuffle of every article, and prints the PMR and tau of the pass with the
 best PMR. That is a pick on the test set: the figure is the maximum of 20 noisy draws, not
 an estimate of the model's quality, and the suite never does it by default
-(`test_shuffles: 1` in conf/config.yaml; also 1 in conf/experiment/attordernet_released.yaml).
-It is here so that its effect can be measured (conf/ablation/attordernet_released_test_loop.yaml).
+(`test_shuffles: 1` in conf/config.yaml; also 1 in
+models/families/attordernet/conf/experiment/attordernet_released.yaml). It is here so that
+its effect can be measured
+(models/families/attordernet/conf/ablation/attordernet_released_test_loop.yaml).
 
 Pass 0 is the protocol's fixed presentation (`data.shuffle`); pass r >= 1 presents every
 document under a further permutation of its presented sentences, drawn from the SHA-256 of

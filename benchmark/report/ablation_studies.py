@@ -19,6 +19,7 @@ A definition that cannot work is a `StudyDefinitionError` naming the file.
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -109,8 +110,20 @@ def read_variant(path: Path) -> Variant:
             f"{path}: expected one `override {MODEL_GROUP}: <preset>` in defaults, "
             f"found {len(presets)}"
         )
-    values = {k: v for k, v in _leaves(config).items() if k.split(".")[0] not in VARIANT_KEYS}
+    values = {k: _sized(presets[0], k, v) for k, v in _leaves(config).items()
+              if k.split(".")[0] not in VARIANT_KEYS}  # fmt: skip
     return Variant(path.stem, presets[0], label, values)
+
+
+def _sized(preset: str, key: str, value):
+    """`value`, or for `${preset_default:SIZE}` the preset's setting at that named size (a
+    family's sizes are written once: models.registry), as the composed config has it."""
+    named = re.fullmatch(r"\$\{preset_default:(\w+)\}", value) if isinstance(value, str) else None
+    if named is None or not key.startswith("model.net."):
+        return value
+    from models.registry import preset_settings
+
+    return preset_settings(preset, named[1])[key.removeprefix("model.net.")][1]
 
 
 def _names(path: Path, field: str, value) -> tuple[str, ...]:

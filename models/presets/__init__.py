@@ -21,7 +21,6 @@ decoder; the sentence encoders' widths follow it unless set) and `dropout`, so o
 (e.g. `+experiment=tiny`) resizes any of them.
 """
 
-from models.presets.attordernet import attordernet, attordernet_att, attordernet_cnn
 from models.presets.calibration import bow_position, overlap_chain
 from models.presets.han import han
 from models.presets.minilm import minilm_ptrnet
@@ -31,9 +30,6 @@ from models.presets.random_baseline import random
 __all__ = [
     "lstm_ptrnet",
     "cnn_ptrnet",
-    "attordernet",
-    "attordernet_att",
-    "attordernet_cnn",
     "han",
     "minilm_ptrnet",
     "random",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings
+from models.families.attordernet.settings import AttOrderNetSettings
 from models.registry import Summary, register_preset
 
 if TYPE_CHECKING:
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     sizes=dict(tiny=dict(hidden_dim=16, paragraph_layers=1, ff_dim=24, train_layers=1)),
     colour="#17becf",
     order_free=True,
-    divides=HEADS_DIVIDE,
     settings=AttOrderNetSettings,
     summary=Summary(
         sentences=(

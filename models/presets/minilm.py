@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings
+from models.families.attordernet.settings import AttOrderNetSettings
 from models.registry import Summary, register_preset
 
 if TYPE_CHECKING:
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     toy_lr=5e-3,
     colour="#e377c2",
     order_free=True,
-    divides=HEADS_DIVIDE,
     settings=AttOrderNetSettings,
     summary=Summary(
         sentences="frozen all-MiniLM-L6-v2 (`encoder`), its vectors' width",

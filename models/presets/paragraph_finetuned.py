@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
-from models.presets.attordernet import HEADS_DIVIDE, AttOrderNetSettings
+from models.families.attordernet.settings import AttOrderNetSettings
 from models.registry import Summary, register_preset
 
 if TYPE_CHECKING:
@@ -105,7 +105,6 @@ def paragraph_listmle(
     "paragraph_ptrnet",
     sizes=dict(tiny=dict(hidden_dim=16, paragraph_layers=1, ff_dim=24)),
     colour="#637939",
-    divides=HEADS_DIVIDE,
     settings=ParagraphPointerSettings,
     summary=Summary(
         sentences="as `paragraph_listmle`",

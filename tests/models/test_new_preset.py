@@ -1,11 +1,13 @@
-"""A new model is two files: a preset module in models/presets/, registered with
-`models.registry.register_preset`, and its YAML in conf/model/. In a copy of the
-repository (the files git tracks or would track) the test adds such a pair, a small preset
-of existing parts, and runs there, in a subprocess, the tests that go over every registered
-preset or every conf/model/ file: they pass with no other file edited (README.md and
-docs/models.md untouched). Then `make docs` (`orderbench params markdown=docs/models.md`)
-adds the new preset's row, and only that, at the end of the table of presets of
-docs/models.md, and the page's check passes again."""
+"""A new model family is one folder, models/families/<family>/: a module per preset,
+registered with `models.registry.register_preset`, its YAML under the folder's conf/model/
+(found by Hydra through the config-folder plugin, hydra_plugins/orderbench_config_folders.py)
+and its tests under tests/. In a copy of the repository (the files git tracks or would track)
+the test adds such a folder, a small preset of existing parts, and runs there, in a
+subprocess, the family's own test and the tests that go over every registered preset or
+every model config: they pass with no other file edited (README.md and docs/models.md
+untouched). Then `make docs` (`orderbench params markdown=docs/models.md`) adds the new
+preset's row, and only that, at the end of the table of presets of docs/models.md, and the
+page's check passes again."""
 
 from __future__ import annotations
 
@@ -21,6 +23,18 @@ from repo_root import ROOT
 from models.param_counts import END
 
 NAME = "probe_mean_ptrnet"
+FAMILY = "probe"  # models/families/probe/
+FAMILY_TEST = f'''"""The family's own check: its preset builds at its tiny size and decodes."""
+
+from models.registry import get_preset, preset_settings
+from tests.model_batches import random_batch
+
+
+def test_{NAME}_builds_and_decodes():
+    settings = {{k: v for k, (_, v) in preset_settings("{NAME}", "tiny").items()}}
+    net = get_preset("{NAME}").build(vocab_size=30, **settings)
+    assert net.decode(random_batch(0, [3, 5])).shape == (2, 5)
+'''
 MODULE = f'''"""A preset the test adds: mean-pooled LSTM sentences + Gong et al.'s Ptr-Net."""
 
 from __future__ import annotations
@@ -67,7 +81,7 @@ CONFIG = f"""defaults:
 
 name: {NAME}
 net:
-  _target_: models.presets.{NAME}.{NAME}
+  _target_: models.presets.{NAME}
   embedding_dim: ${{model.embedding_dim}}
   hidden_dim: 32
   dropout: 0.1
@@ -118,13 +132,19 @@ def passed(result: subprocess.CompletedProcess) -> str:
 
 
 @pytest.mark.slow
-def test_a_new_preset_is_two_files_and_the_tests_pass(tmp_path):
+def test_a_new_family_is_one_folder_and_the_tests_pass(tmp_path):
     copy = repository_copy(tmp_path / "repo")
-    (copy / "models" / "presets" / f"{NAME}.py").write_text(MODULE)
-    (copy / "conf" / "model" / f"{NAME}.yaml").write_text(CONFIG)
+    family = copy / "models" / "families" / FAMILY  # the one folder the family is
+    for path, text in [("__init__.py", f'"""{NAME}: the test\'s family."""\n'),
+                       (f"{NAME}.py", MODULE), (f"conf/model/{NAME}.yaml", CONFIG),
+                       (f"tests/test_{FAMILY}.py", FAMILY_TEST)]:  # fmt: skip
+        (family / path).parent.mkdir(parents=True, exist_ok=True)
+        (family / path).write_text(text)
     pytest_args = ("-m", "pytest", "-q", "-p", "no:cacheprovider")
     where = run_in(copy, "-c", "import models.registry as r; print(r.__file__, *r.presets())")
     assert where.stdout.startswith(str(copy)) and NAME in where.stdout.split(), where.stderr
+    own = passed(run_in(copy, *pytest_args, f"models/families/{FAMILY}"))
+    assert own.startswith("1 passed"), own
     tests = run_in(copy, *pytest_args, "-rA", *SELECTED)  # -rA: a line per test passed
     summary = passed(tests)
     assert " passed" in summary and "failed" not in summary, summary

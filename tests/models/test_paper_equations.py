@@ -14,8 +14,7 @@ from models.blocks.pointer_lstm import LSTMPointerDecoder
 from models.blocks.sentence_cnn import SentenceCNN
 from models.blocks.sentence_lstm import SentenceLSTM
 from models.interfaces import ParagraphEncoding
-from models.presets import attordernet, attordernet_cnn, cnn_ptrnet
-from tests.model_batches import random_batch
+from models.presets import cnn_ptrnet
 
 
 def constant_lstm_decoder(pointer_keys: str, initial_cell: str = "zeros") -> LSTMPointerDecoder:
@@ -96,36 +95,6 @@ def test_last_pooling_is_the_bilstm_final_states():
         torch.testing.assert_close(pooled[row], torch.cat([forward_final, backward_final]))
 
 
-def test_attordernet_follows_the_paper_by_default_and_switches_on_the_options():
-    default = attordernet(30, embedding_dim=8, hidden_dim=16, ff_dim=24)
-    assert default.sentence_encoder.pooling == "last"
-    assert default.decoder.pointer_keys == "sentence" and default.decoder.initial_cell == "zeros"
-    deviating = attordernet(
-        30, embedding_dim=8, hidden_dim=16, ff_dim=24, sentence_pooling="mean",
-        pointer_keys="paragraph", initial_cell="paragraph",
-    )  # fmt: skip
-    assert deviating.sentence_encoder.pooling == "mean"
-    assert deviating.decoder.pointer_keys == "paragraph"
-    assert deviating.decoder.initial_cell == "paragraph"
-    variant = attordernet_cnn(30, embedding_dim=8, num_filters=12, hidden_dim=16, ff_dim=24)
-    assert variant.decoder.pointer_keys == "sentence"
-
-
-@pytest.mark.parametrize(
-    ("option", "values"),
-    [("sentence_pooling", ("last", "mean")), ("pointer_keys", ("sentence", "paragraph")),
-     ("initial_cell", ("zeros", "paragraph"))],
-)  # fmt: skip
-def test_each_deviation_changes_the_scores(option: str, values: tuple[str, str]):
-    batch = random_batch(0, [3, 4])
-    scores = []
-    for value in values:
-        torch.manual_seed(0)  # the same weights (the key projection's width may differ)
-        model = attordernet(30, embedding_dim=8, hidden_dim=16, ff_dim=24, **{option: value})
-        scores.append(model.eval()(batch))
-    assert not torch.allclose(scores[0], scores[1])
-
-
 def test_several_cnn_widths_concatenate_their_maps():
     torch.manual_seed(0)
     encoder = SentenceCNN(3, 4, width=[2, 3]).eval()
@@ -152,15 +121,6 @@ def test_paper_experiments_compose_with_the_published_settings():
     assert gong.trainer.gradient_clip_val is None
     lstm = compose_config(["+experiment=lstm_ptrnet_paper"])
     assert lstm.model.name == "lstm_ptrnet" and lstm.model.net.sentence_hidden_dim == 100
-    for experiment, name in [
-        ("attordernet_paper", "attordernet"), ("attordernet_att_paper", "attordernet_att"),
-        ("attordernet_cnn_paper", "attordernet_cnn"),
-    ]:  # fmt: skip
-        cfg = compose_config([f"+experiment={experiment}"])
-        assert cfg.model.name == name and cfg.trainer.gradient_clip_val is None
-        assert cfg.model.net.pointer_keys == "sentence" and cfg.model.net.initial_cell == "zeros"
-        assert cfg.model.optimizer._target_ == "torch.optim.Adadelta"
-    assert compose_config(["+experiment=attordernet_paper"]).model.net.sentence_pooling == "last"
 
 
 @pytest.mark.parametrize("experiment", sorted(

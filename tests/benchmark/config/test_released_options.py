@@ -1,7 +1,7 @@
-"""The choices of the released ATTOrderNet code (hwxcby/ATTOrderNet) as options, each
-changing what it claims on small models: pre-LN paragraph layers with a final norm, the
-widths, the per-epoch learning-rate decay, and the 20-shuffle test loop (a pick on test,
-`benchmark.evaluation.best_of_test_shuffles`)."""
+"""The harness's choices of the released ATTOrderNet code (hwxcby/ATTOrderNet), each changing
+what it claims: the per-epoch learning-rate decay and the 20-shuffle test loop (a pick on
+test, `benchmark.evaluation.best_of_test_shuffles`); the network's (pre-LN layers, widths) are the
+family's tests (models/families/attordernet/tests/)."""
 
 from __future__ import annotations
 
@@ -16,51 +16,7 @@ from torch import nn
 from benchmark.config.compose import compose_config
 from benchmark.evaluation.best_of_test_shuffles import best_pass, reshuffle, shuffle_permutations
 from benchmark.training.task import OrderingTask
-from models.blocks.paragraph_attention import ParagraphSelfAttention
-from models.registry import get_preset
-from tests.model_batches import make_batch, random_batch, random_docs
-
-
-def test_pre_norm_layers_end_with_a_norm_and_stay_equivariant():
-    torch.manual_seed(0)
-    post = ParagraphSelfAttention(8, 16, num_layers=2, heads=4, ff_dim=32, dropout=0.0)
-    torch.manual_seed(0)
-    pre = ParagraphSelfAttention(8, 16, num_layers=2, heads=4, ff_dim=32, dropout=0.0,
-                                 norm="pre").eval()  # fmt: skip
-    assert all(layer.norm_first for layer in pre.layers)
-    assert not any(layer.norm_first for layer in post.layers) and post.final_norm is None
-    assert isinstance(pre.final_norm, nn.LayerNorm)
-    extra = sum(p.numel() for p in pre.parameters()) - sum(p.numel() for p in post.parameters())
-    assert extra == 2 * 16  # the final LayerNorm only: the same layers otherwise
-    sentences = torch.randn(2, 5, 8)
-    mask = torch.tensor([[True] * 5, [True] * 3 + [False] * 2])
-    encoding = pre(sentences, mask)
-    assert not torch.allclose(encoding.contexts, post.eval()(sentences, mask).contexts)
-    # the paragraph vector is a mean of layer-normed rows; permuting the sentences permutes them
-    perm = torch.tensor([3, 0, 4, 1, 2])
-    shuffled = pre(sentences[:, perm], torch.ones(2, 5, dtype=torch.bool))
-    whole = pre(sentences, torch.ones(2, 5, dtype=torch.bool))
-    torch.testing.assert_close(shuffled.contexts, whole.contexts[:, perm])
-    torch.testing.assert_close(shuffled.state[0], whole.state[0])
-    with pytest.raises(ValueError, match="paragraph norm must be one of"):
-        ParagraphSelfAttention(8, 16, heads=4, norm="sandwich")
-
-
-def test_the_attordernet_options_reach_its_parts():
-    build = get_preset("attordernet").build
-    paper = build(vocab_size=30, embedding_dim=8, hidden_dim=16, ff_dim=24)
-    layer = paper.paragraph_encoder.layers[0]
-    assert layer.linear1.out_features == 24 and not layer.norm_first
-    released = build(vocab_size=30, embedding_dim=8, hidden_dim=32, ff_dim=48,
-                     paragraph_norm="pre", initial_cell="paragraph")  # fmt: skip
-    layer = released.paragraph_encoder.layers[0]
-    assert layer.linear1.out_features == 48 and layer.norm_first
-    assert released.paragraph_encoder.final_norm is not None
-    # one width: BiLSTM hidden_dim / 2 per direction, paragraph and decoder hidden_dim
-    assert released.sentence_encoder.output_dim == 32
-    assert released.paragraph_encoder.output_dim == 32
-    batch = random_batch(0, [3, 5])
-    assert released.decode(batch).shape == (2, 5)
+from tests.model_batches import make_batch, random_docs
 
 
 def test_the_released_experiment_decays_the_learning_rate_per_epoch():

@@ -12,7 +12,7 @@ from fixtures_runs import write_run
 from omegaconf import OmegaConf
 
 from benchmark.config.checks import OPTIONAL_KEYS
-from benchmark.config.compose import CONF_DIR, compose_config
+from benchmark.config.compose import compose_config
 from benchmark.config.config_folders import group_files
 from benchmark.config.identity import comparable_config
 from benchmark.report import plots
@@ -26,7 +26,9 @@ from benchmark.report.ablation_studies import (
 from benchmark.report.ablations import level_value
 from models.registry import preset_settings
 
-ABLATION_FILES = sorted(path.stem for path in (CONF_DIR / "ablation").glob("*.yaml"))
+ABLATION_PATHS = {path.stem: path for path in group_files("ablation")}  # in every config folder
+ABLATION_FILES = sorted(ABLATION_PATHS)
+MODEL_FILES = {path.stem: path for path in group_files("model")}
 
 
 def test_every_ablation_file_belongs_to_a_study():
@@ -48,7 +50,7 @@ def test_the_varied_keys_come_from_the_ablation_files():
 @pytest.mark.parametrize("study", ablation_studies(), ids=lambda study: study.name)
 def test_each_study_refers_to_existing_presets_that_take_its_key(study):
     for preset in study.presets:
-        assert (CONF_DIR / "model" / f"{preset}.yaml").is_file(), preset
+        assert preset in MODEL_FILES, preset
         if study.key is not None and study.key.startswith("model.net."):
             settings = preset_settings(preset)
             assert study.key.removeprefix("model.net.") in settings, (preset, study.key)
@@ -62,7 +64,7 @@ RELEASED = sorted(name for name in ABLATION_FILES if name.startswith("attorderne
 
 @pytest.mark.parametrize("name", ["han_heads_1", "attordernet_positions", *RELEASED])
 def test_an_ablation_file_composes_to_the_values_it_sets(name: str):
-    variant = read_variant(CONF_DIR / "ablation" / f"{name}.yaml")
+    variant = read_variant(ABLATION_PATHS[name])
     cfg = compose_config(["dataset=synthetic", f"+ablation={name}"])
     assert cfg.model.name == variant.preset
     assert variant.values  # a variant file sets its value
@@ -81,7 +83,7 @@ def test_the_released_code_choices_each_change_one_key_of_the_paper_setting():
     for name in RELEASED:
         cfg = compose_config(["+experiment=attordernet_paper", f"+ablation={name}"])
         changed = set(differences(paper, comparable_config(cfg)))
-        assert changed - {"variant"} == set(read_variant(CONF_DIR / "ablation" / f"{name}.yaml")
+        assert changed - {"variant"} == set(read_variant(ABLATION_PATHS[name])
                                             .values), name  # fmt: skip
         keys[name] = changed - {"variant"}
     released = compose_config(["+experiment=attordernet_released"])

@@ -1,6 +1,6 @@
 """Per-dataset published settings (`+experiment=attordernet_paper dataset=<name>`): ATTOrderNet's
 training settings and its paragraph-encoder depth per dataset (Cui et al. 2018), from the one
-depth table of conf/experiment/attordernet_paper.yaml."""
+depth table of models/families/attordernet/conf/experiment/attordernet_paper.yaml."""
 
 from __future__ import annotations
 

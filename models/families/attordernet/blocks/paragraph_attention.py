@@ -1,12 +1,12 @@
 """ATTOrderNet's self-attention paragraph encoder, mean-pooled to a paragraph vector.
 
 Cui et al. (2018), "Deep Attentive Sentence Ordering Network", paragraph encoder: L
-stacked Transformer encoder layers (Vaswani et al. 2017: 8-head self-attention and a 1024-wide
+stacked Transformer encoder layers (Vaswani et al. 2017: multi-head self-attention and a
 ReLU feed-forward network, each wrapped as LayerNorm(x + Sublayer(x)), i.e. post-LN) over
 the sentence vectors, with **no positional encoding**: the presented order is a shuffle, so
 the encoder treats the sentences as a set. The paragraph vector v is the mean of the top
-layer over the real sentences and starts the pointer decoder (h0 = v). L = 2 in the paper
-(6 for AAN, 4 for NSF and arXiv).
+layer over the real sentences and starts the pointer decoder (h0 = v). The paper's L, heads
+and widths: `AttOrderNetSettings` (models/families/attordernet/settings.py).
 
 Without positions and with padding masked as keys, permuting the presented sentences
 permutes the contexts the same way (permutation-equivariant) and leaves v unchanged.
@@ -35,11 +35,11 @@ class ParagraphSelfAttention(nn.Module):
     def __init__(
         self,
         input_dim: int,  # sentence vector width
-        model_dim: int | None = None,  # layer width = paragraph vector width; None: input_dim
-        num_layers: int = 2,  # L (paper: 2; 6 for AAN; 4 for NSF and arXiv)
-        heads: int = 8,  # attention heads (paper: 8)
-        ff_dim: int = 1024,  # feed-forward width (paper: 1024)
-        dropout: float = 0.1,  # inside the layers
+        model_dim: int | None,  # layer width = paragraph vector width; None: input_dim
+        num_layers: int,  # L
+        heads: int,  # attention heads
+        ff_dim: int,  # feed-forward width
+        dropout: float,  # inside the layers
         positions: bool = False,  # add sinusoidal presented-position encodings (ablation)
         norm: str = "post",  # "post" (paper) or "pre" + a final LayerNorm (released code)
     ):

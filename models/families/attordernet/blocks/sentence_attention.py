@@ -4,7 +4,8 @@ Cui et al. (2018), "Deep Attentive Sentence Ordering Network", the ATTOrderNet(A
 variant of its experiments: the BiLSTM sentence encoder replaced by a stack of Transformer
 encoder layers (Vaswani et al. 2017: multi-head self-attention + position-wise
 feed-forward, each with a post-LayerNorm residual) over the word vectors plus sinusoidal
-position encodings (4 layers, 5 heads in the paper); the sentence vector is the mean of
+position encodings (the paper's layers and heads: `attordernet_att`'s defaults); the
+sentence vector is the mean of
 the top layer over the sentence's words. Padding words are masked as keys; padding
 sentences give zero vectors.
 
@@ -54,10 +55,10 @@ class SentenceSelfAttention(nn.Module):
     def __init__(
         self,
         input_dim: int,  # word vector width = layer width; divisible by heads
-        num_layers: int = 4,  # Transformer encoder layers (paper: 4)
-        heads: int = 5,  # attention heads (paper: 5)
-        ff_dim: int = 1024,  # feed-forward width
-        dropout: float = 0.1,  # inside the layers and on the sentence vectors
+        num_layers: int,  # Transformer encoder layers
+        heads: int,  # attention heads
+        ff_dim: int,  # feed-forward width
+        dropout: float,  # inside the layers and on the sentence vectors
     ):
         super().__init__()
         if input_dim % heads:
