@@ -32,7 +32,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from models.batch import to_device
+from models.blocks.host_text_inputs import HostTextInputs
 from models.blocks.pretrained import encoder_mask, load_pretrained
 
 FITS = ("truncate",)
@@ -57,7 +57,7 @@ def token_caps(lengths: list[int], budget: int) -> list[int]:
     return [min(length, low) for length in lengths]
 
 
-class PretrainedParagraphEncoder(nn.Module):
+class PretrainedParagraphEncoder(HostTextInputs):
     """Presented sentences of each document, read together -> (B, N, H) sentence vectors
     (a TextSentenceEncoder whose vectors are contextual)."""
 
@@ -135,14 +135,6 @@ class PretrainedParagraphEncoder(nn.Module):
             ids += piece[:cap] + [self.sep]
             owner += [index] * cap + [-1]
         return ids, owner
-
-    def forward(self, texts: list[list[str]] | dict, num: int) -> Tensor:
-        """texts[b] = presented sentences of document b, or their `text_inputs` made on the
-        host and moved with the batch -> (B, num, H), zeros at padding."""
-        if not isinstance(texts, dict):
-            device = next(self.model.parameters()).device
-            texts = to_device(self.text_inputs(texts, num), device)
-        return self.from_inputs(texts, num)
 
     def text_inputs(
         self, texts: list[list[str]], num: int, fixed_shapes: bool = False

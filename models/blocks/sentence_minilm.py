@@ -22,9 +22,9 @@ batch are looked up (or computed) on the host before the batch goes to its devic
 
 import torch
 import torch.nn.functional as F
-from torch import Tensor, nn
+from torch import Tensor
 
-from models.batch import to_device
+from models.blocks.host_text_inputs import HostTextInputs
 from models.blocks.masked_ops import into_slots, masked_mean, sentence_slots
 from models.blocks.pretrained import (
     VectorStores,
@@ -34,7 +34,7 @@ from models.blocks.pretrained import (
 )
 
 
-class MiniLMSentenceEncoder(nn.Module):
+class MiniLMSentenceEncoder(HostTextInputs):
     def __init__(
         self,
         batch_size: int = 128,  # sentences per MiniLM forward pass
@@ -61,14 +61,6 @@ class MiniLMSentenceEncoder(nn.Module):
         super().train(mode)
         self.model.eval()
         return self
-
-    def forward(self, texts: list[list[str]] | dict, num: int) -> Tensor:
-        """texts[b] = presented sentences of document b, or their `text_inputs` made on the
-        host and moved with the batch -> (B, num, H), zeros at padding."""
-        if not isinstance(texts, dict):
-            device = next(self.model.parameters()).device
-            texts = to_device(self.text_inputs(texts, num), device)
-        return self.from_inputs(texts, num)
 
     def text_inputs(
         self, texts: list[list[str]], num: int, fixed_shapes: bool = False

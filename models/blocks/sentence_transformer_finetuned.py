@@ -46,7 +46,7 @@ from contextlib import contextmanager
 import torch
 from torch import Tensor, nn
 
-from models.batch import to_device
+from models.blocks.host_text_inputs import HostTextInputs
 from models.blocks.masked_ops import into_slots, length_mask, masked_mean, sentence_slots
 from models.blocks.pretrained import VectorStores, encoder_mask, load_pretrained, resolve_encoder
 
@@ -63,7 +63,7 @@ def tokenizer_description(tokenizer) -> str:
     return json.dumps(description, sort_keys=True)
 
 
-class FineTunedSentenceEncoder(nn.Module):
+class FineTunedSentenceEncoder(HostTextInputs):
     """Raw sentence text -> mean-pooled Transformer outputs (a TextSentenceEncoder)."""
 
     def __init__(
@@ -132,14 +132,6 @@ class FineTunedSentenceEncoder(nn.Module):
             self.model.eval()
             self.top.train(mode)
         return self
-
-    def forward(self, texts: list[list[str]] | dict, num: int) -> Tensor:
-        """texts[b] = presented sentences of document b, or their `text_inputs` made on the
-        host and moved with the batch -> (B, num, H), zeros at padding."""
-        if not isinstance(texts, dict):
-            device = next(self.model.parameters()).device
-            texts = to_device(self.text_inputs(texts, num), device)
-        return self.from_inputs(texts, num)
 
     def text_inputs(self, texts: list[list[str]], num: int, fixed_shapes: bool = False) -> dict:
         """On the host: the real sentences in length-sorted chunks (`batch_size` each), each

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from models.presets.ptrnet import pointer_network
+from models.families.ptrnet.ptrnet import pointer_network
 from models.registry import Summary, register_preset
 
 if TYPE_CHECKING:

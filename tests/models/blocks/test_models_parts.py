@@ -5,19 +5,19 @@ import math
 import pytest
 import torch
 
-from models.blocks.gate import FusionGate
-from models.blocks.han_word_attention import HANWordAttention
 from models.blocks.masked_ops import length_mask, masked_max, masked_mean
-from models.blocks.paragraph_gated_attention import ParagraphGatedAttention
 from models.blocks.pointer_lstm import LSTMPointerDecoder
-from models.blocks.pointer_relu import ReLUPointer
-from models.blocks.pointer_transformer import TransformerPointerDecoder
 from models.blocks.positional_encoding import sinusoidal_positions
-from models.blocks.relu_attention import ReLUMultiHeadAttention
 from models.blocks.sentence_cnn import SentenceCNN
 from models.blocks.sentence_lstm import SentenceLSTM
 from models.families.attordernet.blocks.paragraph_attention import ParagraphSelfAttention
 from models.families.attordernet.blocks.sentence_attention import SentenceSelfAttention
+from models.families.han.blocks.gate import FusionGate
+from models.families.han.blocks.han_word_attention import HANWordAttention
+from models.families.han.blocks.paragraph_gated_attention import ParagraphGatedAttention
+from models.families.han.blocks.pointer_relu import ReLUPointer
+from models.families.han.blocks.pointer_transformer import TransformerPointerDecoder
+from models.families.han.blocks.relu_attention import ReLUMultiHeadAttention
 from models.interfaces import ParagraphEncoding
 
 
@@ -43,7 +43,7 @@ WORD_ENCODERS = {
     "cnn": lambda: SentenceCNN(4, 6, width=3),
     "bilstm_mean": lambda: SentenceLSTM(4, 3, bidirectional=True, pooling="mean"),
     "self_attention": lambda: SentenceSelfAttention(4, 2, 2, ff_dim=8, dropout=0.1),
-    "han_word_attention": lambda: HANWordAttention(4, 8, heads=2),
+    "han_word_attention": lambda: HANWordAttention(4, 8, heads=2, dropout=0.05),
 }
 
 
@@ -150,7 +150,7 @@ def test_relu_pointer_matches_the_equation():
 
 PARAGRAPH_ENCODERS = {
     "self_attention": lambda: ParagraphSelfAttention(6, 8, 2, 2, ff_dim=16, dropout=0.1),
-    "gated": lambda: ParagraphGatedAttention(6, 8, num_blocks=2, heads=2),
+    "gated": lambda: ParagraphGatedAttention(6, 8, num_blocks=2, heads=2, dropout=0.05),
 }
 
 
@@ -189,7 +189,7 @@ def test_lstm_decoder_starts_from_the_paragraph_vector():
 
 def _transformer_decoder_inputs():
     torch.manual_seed(0)
-    decoder = TransformerPointerDecoder(8, num_layers=2, heads=2).eval()
+    decoder = TransformerPointerDecoder(8, num_layers=2, heads=2, dropout=0.05).eval()
     sentences, contexts = torch.randn(2, 4, 8), torch.randn(2, 4, 8)
     mask = torch.tensor([[True, True, True, False], [True] * 4])
     encoding = ParagraphEncoding(contexts * mask.unsqueeze(-1), (contexts.mean(1),))

@@ -9,9 +9,9 @@ import pytest
 import torch
 from fixtures_search import TransitionDecoder, brute_force, run
 
-from models.blocks.pointer_transformer import TransformerPointerDecoder, by_layer
 from models.blocks.sentence_lstm import SentenceLSTM, grouped_states, packed_states
 from models.compute_paths import reference_paths
+from models.families.han.blocks.pointer_transformer import TransformerPointerDecoder, by_layer
 from models.interfaces import ParagraphEncoding
 from models.noise.noise_wrapper import NoiseWrapper
 from models.search.beam_search import beam_search
@@ -80,7 +80,7 @@ def test_beam_search_with_an_end_candidate_equals_reference_on_lengths_1_to_8(be
 
 def test_han_cached_encoder_attention_equals_the_uncached_attention():
     torch.manual_seed(0)
-    decoder = TransformerPointerDecoder(8, num_layers=1, heads=2).eval()
+    decoder = TransformerPointerDecoder(8, num_layers=1, heads=2, dropout=0.05).eval()
     layer = decoder.layers[0]
     queries, contexts = torch.randn(3, 2, 8), torch.randn(3, 5, 8)
     real = torch.arange(5) < torch.tensor([[5], [2], [4]])  # (R, N)
@@ -110,7 +110,7 @@ def _uncached_step(decoder, memory, histories, previous, available):
 
 def test_han_self_attention_cache_equals_reprojecting_the_prefix_under_reordering():
     torch.manual_seed(0)
-    decoder = TransformerPointerDecoder(8, num_layers=3, heads=2).eval()
+    decoder = TransformerPointerDecoder(8, num_layers=3, heads=2, dropout=0.05).eval()
     num, rows = 5, 3
     sentences, contexts = torch.randn(rows, num, 8), torch.randn(rows, num, 8)
     mask = torch.arange(num) < torch.tensor([[5], [4], [5]])

@@ -9,12 +9,12 @@ import pytest
 import torch
 
 import models.blocks.sentence_lstm as sentence_lstm
-from models.blocks.han_word_attention import HANWordAttention
 from models.blocks.length_buckets import bucket_plan, length_buckets, reversal_index
 from models.blocks.sentence_cnn import SentenceCNN
 from models.blocks.sentence_lstm import SentenceLSTM, grouped_states, sentence_states
 from models.compute_paths import reference_paths, use_reference
 from models.families.attordernet.blocks.sentence_attention import SentenceSelfAttention
+from models.families.han.blocks.han_word_attention import HANWordAttention
 from tests.model_batches import PRESETS, random_batch, tiny_preset
 
 MIXED = [3, 8, 1, 5, 2, 7, 4, 6]  # paragraph lengths 1..8 in one padded batch
@@ -117,7 +117,7 @@ ONE_CALL = {  # each bucketed encoder, in eval mode (no dropout)
     "lstm_mean": lambda: SentenceLSTM(5, 4, num_layers=2, bidirectional=True, pooling="mean"),
     "cnn": lambda: SentenceCNN(5, 6, (2, 3)),
     "attention": lambda: SentenceSelfAttention(5, num_layers=2, heads=1, ff_dim=7, dropout=0.1),
-    "han": lambda: HANWordAttention(5, 8, heads=2, lstm_layers=2),
+    "han": lambda: HANWordAttention(5, 8, heads=2, dropout=0.05, lstm_layers=2),
 }
 
 

@@ -14,9 +14,9 @@ sentence vectors to `model_dim` first when the widths differ.
 
 from torch import Tensor, nn
 
-from models.blocks.gate import FusionGate
 from models.blocks.masked_ops import masked_mean
-from models.blocks.relu_attention import ReLUMultiHeadAttention
+from models.families.han.blocks.gate import FusionGate
+from models.families.han.blocks.relu_attention import ReLUMultiHeadAttention
 from models.interfaces import ParagraphEncoding
 
 
@@ -39,10 +39,10 @@ class ParagraphGatedAttention(nn.Module):
     def __init__(
         self,
         input_dim: int,  # sentence vector width
-        model_dim: int | None = None,  # block width; None: input_dim
-        num_blocks: int = 3,  # M (paper: 3)
-        heads: int = 4,  # H (paper: 4)
-        dropout: float = 0.05,  # on attention weights and block contexts (paper: 0.05)
+        model_dim: int | None,  # block width; None: input_dim
+        num_blocks: int,  # M (the paper's: the han preset's default)
+        heads: int,  # H
+        dropout: float,  # on attention weights and block contexts
     ):
         super().__init__()
         model_dim = model_dim or input_dim

@@ -18,8 +18,8 @@ them once per document. Both attentions go through `ReLUMultiHeadAttention.atten
 
 from torch import Tensor, nn
 
-from models.blocks.gate import FusionGate
-from models.blocks.relu_attention import ReLUMultiHeadAttention
+from models.families.han.blocks.gate import FusionGate
+from models.families.han.blocks.relu_attention import ReLUMultiHeadAttention
 
 
 class HANDecoderLayer(nn.Module):

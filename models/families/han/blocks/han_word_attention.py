@@ -27,7 +27,6 @@ from models.blocks.dropout_masks import dropout_mask
 from models.blocks.eager_lstm import eager_lstm
 from models.blocks.length_buckets import AUTO, BucketPlan, encode_rows, plan_for
 from models.blocks.masked_ops import encode_nonempty, length_mask
-from models.blocks.relu_attention import ReLUMultiHeadAttention
 from models.blocks.sentence_lstm import (
     LSTM_CALL_COST,
     SentenceLSTM,
@@ -35,6 +34,7 @@ from models.blocks.sentence_lstm import (
     splits_by_direction,
 )
 from models.compute_paths import use_reference
+from models.families.han.blocks.relu_attention import ReLUMultiHeadAttention
 
 
 class HANWordAttention(nn.Module):
@@ -42,8 +42,8 @@ class HANWordAttention(nn.Module):
         self,
         input_dim: int,  # word vector width
         model_dim: int,  # d: BiLSTM output = sentence vector width; even, divisible by heads
-        heads: int = 4,  # H (paper: 4)
-        dropout: float = 0.05,  # on attention weights and sentence vectors (paper: 0.05)
+        heads: int,  # H (the paper's: the han preset's default)
+        dropout: float,  # on attention weights and sentence vectors
         lstm_layers: int = 1,  # stacked BiLSTM layers
     ):
         super().__init__()

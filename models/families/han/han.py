@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     divides=(("heads", "hidden_dim"), (2, "hidden_dim")),  # word BiLSTM: d/2 per direction
     summary=Summary(
         sentences="BiLSTM + word-level multi-head attention (ReLU projections, learned query)",
-        paragraph="M = 3 gated self-attention blocks, H = 4",
+        paragraph="M = {num_blocks} gated self-attention blocks, H = {heads}",
         decoder=(
             "gated Transformer decoder (masked self-attention + attention over the "
             "encoder) + ReLU pointer"
@@ -55,11 +55,11 @@ def han(
     as many decoder blocks as encoder blocks follow the authors' public code, where the
     paper's values were not at hand. `word_attention=False` is the ablation "HAN without
     word attention": the sentence vector is the BiLSTM's final states."""
-    from models.blocks.han_word_attention import HANWordAttention
-    from models.blocks.paragraph_gated_attention import ParagraphGatedAttention
-    from models.blocks.pointer_transformer import TransformerPointerDecoder
     from models.blocks.sentence_lstm import SentenceLSTM
     from models.blocks.word_embedding import word_embedding
+    from models.families.han.blocks.han_word_attention import HANWordAttention
+    from models.families.han.blocks.paragraph_gated_attention import ParagraphGatedAttention
+    from models.families.han.blocks.pointer_transformer import TransformerPointerDecoder
     from models.ordering_model import OrderingModel
 
     embedding = word_embedding(vocab_size, pretrained_embeddings, embedding_dim, dropout)

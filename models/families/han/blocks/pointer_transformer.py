@@ -23,8 +23,8 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from models.blocks.han_decoder_layer import HANDecoderLayer
-from models.blocks.pointer_relu import ReLUPointer
+from models.families.han.blocks.han_decoder_layer import HANDecoderLayer
+from models.families.han.blocks.pointer_relu import ReLUPointer
 from models.interfaces import ParagraphEncoding, Tensors
 from models.search.candidates import mask_scores, placed_before
 
@@ -33,9 +33,9 @@ class TransformerPointerDecoder(nn.Module):
     def __init__(
         self,
         dim: int,  # width of sentence vectors, encoder outputs and blocks; divisible by heads
-        num_layers: int = 3,  # decoder blocks (the paper's M)
-        heads: int = 4,  # H (paper: 4)
-        dropout: float = 0.05,  # (paper: 0.05)
+        num_layers: int,  # decoder blocks (the paper's M: the han preset's default)
+        heads: int,  # H
+        dropout: float,
     ):
         super().__init__()
         self.dim = dim

@@ -3,7 +3,8 @@ Sentence Ordering Using Pointer Network" (arXiv:1611.04953)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
 
 from models.registry import Summary, register_preset
 
@@ -15,28 +16,48 @@ if TYPE_CHECKING:
     from models.ordering_model import OrderingModel
 
 
+@dataclass(frozen=True)
+class PtrNetSettings:
+    """The word embedding and Ptr-Net of both presets of Gong et al. (2016); the paper gives
+    no numbers, so the defaults are general-purpose (the released configuration:
+    `+experiment=ptrnet_paper`)."""
+
+    SIZES: ClassVar[dict[str, dict]] = {"toy": dict(embedding_dim=16, hidden_dim=32)}
+
+    embedding_dim: int | None = None  # None: width of pretrained_embeddings, else 100
+    hidden_dim: int = 256  # paragraph LSTM = pointer decoder units
+    attention_dim: int | None = None  # pointer tanh width; None: hidden_dim
+    dropout: float = 0.0  # on sentence vectors (and word vectors: word_dropout None)
+    word_dropout: float | None = None  # on word vectors; None: dropout
+    learned_start: bool = True  # decoder's step-0 input: learned vector, else zeros
+
+    def embedding(self, vocab_size: int, pretrained_embeddings: Tensor | None) -> WordEmbedding:
+        from models.blocks.word_embedding import word_embedding
+
+        dropout = self.dropout if self.word_dropout is None else self.word_dropout
+        return word_embedding(vocab_size, pretrained_embeddings, self.embedding_dim, dropout)
+
+    def model(self, embedding: WordEmbedding, sentence_encoder: SentenceEncoder) -> OrderingModel:
+        return pointer_network(embedding, sentence_encoder, self.hidden_dim, self.attention_dim,
+                               self.learned_start)  # fmt: skip
+
+
+PARAGRAPH, DECODER = "LSTM over the shuffled sentences", "LSTM pointer from the encoder's (h, c)"
+
+
 @register_preset(
     "lstm_ptrnet",
-    sizes=dict(tiny=dict(embedding_dim=8, sentence_hidden_dim=12, hidden_dim=10, attention_dim=7),
-               toy=dict(embedding_dim=16, hidden_dim=32)),
+    settings=PtrNetSettings,
+    sizes=dict(tiny=dict(embedding_dim=8, sentence_hidden_dim=12, hidden_dim=10, attention_dim=7)),
     colour="#1f77b4",
-    summary=Summary(
-        sentences="LSTM, final state",
-        paragraph="LSTM over the shuffled sentences",
-        decoder="LSTM pointer from the encoder's (h, c)",
-    ),
+    summary=Summary(sentences="LSTM, final state", paragraph=PARAGRAPH, decoder=DECODER),
 )
 def lstm_ptrnet(
     vocab_size: int,
     pretrained_embeddings: Tensor | None = None,
     *,
-    embedding_dim: int | None = None,  # None: width of pretrained_embeddings, else 100
     sentence_hidden_dim: int | None = None,  # sentence LSTM units; None: hidden_dim
-    hidden_dim: int = 256,  # paragraph LSTM = pointer decoder units
-    attention_dim: int | None = None,  # pointer tanh width; None: hidden_dim
-    dropout: float = 0.0,  # on sentence vectors (and word vectors: word_dropout None)
-    word_dropout: float | None = None,  # on word vectors; None: dropout
-    learned_start: bool = True,  # decoder's step-0 input: learned vector, else zeros
+    **shared,  # PtrNetSettings
 ) -> OrderingModel:
     """LSTM+PtrNet of Gong et al. (2016).
 
@@ -52,44 +73,33 @@ def lstm_ptrnet(
     Numbers: the paper gives none; the authors' released configuration
     (jingjing-gong/SentenceOrdering_PTR, final_save/config) has 100 LSTM units, 100-d
     vectors, dropout 0.1 on the sentence vectors only, AdaGrad lr 0.3 decayed x0.95 per
-    epoch, L2 1e-5, batch 128: `+experiment=ptrnet_paper` (docs/models.md). The keyword
-    defaults here (256 units, no dropout) are general-purpose sizes, not published ones.
+    epoch, L2 1e-5, batch 128: `+experiment=ptrnet_paper` (docs/models.md). The defaults
+    of `PtrNetSettings` are general-purpose sizes, not published ones.
     """
     from models.blocks.sentence_lstm import SentenceLSTM
-    from models.blocks.word_embedding import word_embedding
 
-    embedding = word_embedding(
-        vocab_size, pretrained_embeddings, embedding_dim, _or(word_dropout, dropout)
-    )
-    sentence_encoder = SentenceLSTM(
-        embedding.dim, sentence_hidden_dim or hidden_dim, dropout=dropout
-    )
-    return pointer_network(embedding, sentence_encoder, hidden_dim, attention_dim, learned_start)
+    settings = PtrNetSettings(**shared)
+    embedding = settings.embedding(vocab_size, pretrained_embeddings)
+    sentences = SentenceLSTM(embedding.dim, sentence_hidden_dim or settings.hidden_dim,
+                             dropout=settings.dropout)  # fmt: skip
+    return settings.model(embedding, sentences)
 
 
 @register_preset(
     "cnn_ptrnet",
-    sizes=dict(tiny=dict(embedding_dim=8, num_filters=12, hidden_dim=10, attention_dim=7),
-               toy=dict(embedding_dim=16, hidden_dim=32)),
+    settings=PtrNetSettings,
+    sizes=dict(tiny=dict(embedding_dim=8, num_filters=12, hidden_dim=10, attention_dim=7)),
     colour="#ff7f0e",
-    summary=Summary(
-        sentences="CNN (width 3), ReLU, max over positions",
-        paragraph="LSTM over the shuffled sentences",
-        decoder="LSTM pointer from the encoder's (h, c)",
-    ),
+    summary=Summary(sentences="CNN (width 3), ReLU, max over positions", paragraph=PARAGRAPH,
+                    decoder=DECODER),  # fmt: skip
 )
 def cnn_ptrnet(
     vocab_size: int,
     pretrained_embeddings: Tensor | None = None,
     *,
-    embedding_dim: int | None = None,  # None: width of pretrained_embeddings, else 100
     num_filters: int | None = None,  # CNN feature maps per width; None: hidden_dim
     filter_width: int | list[int] = 3,  # words per window; several: maps of each, concatenated
-    hidden_dim: int = 256,  # paragraph LSTM = pointer decoder units
-    attention_dim: int | None = None,  # pointer tanh width; None: hidden_dim
-    dropout: float = 0.0,  # on sentence vectors (and word vectors: word_dropout None)
-    word_dropout: float | None = None,  # on word vectors; None: dropout
-    learned_start: bool = True,  # decoder's step-0 input: learned vector, else zeros
+    **shared,  # PtrNetSettings
 ) -> OrderingModel:
     """CNN+PtrNet of Gong et al. (2016): `lstm_ptrnet` with the CNN sentence model
     (convolution over word windows, ReLU, max over positions) in place of the sentence
@@ -97,19 +107,12 @@ def cnn_ptrnet(
     final_save/cnn/config): 512 maps of each width 3, 4 and 5, 100 Ptr-Net units
     (`+experiment=ptrnet_paper model=cnn_ptrnet`); the keyword defaults are not published."""
     from models.blocks.sentence_cnn import SentenceCNN
-    from models.blocks.word_embedding import word_embedding
 
-    embedding = word_embedding(
-        vocab_size, pretrained_embeddings, embedding_dim, _or(word_dropout, dropout)
-    )
-    sentence_encoder = SentenceCNN(
-        embedding.dim, num_filters or hidden_dim, filter_width, dropout=dropout
-    )
-    return pointer_network(embedding, sentence_encoder, hidden_dim, attention_dim, learned_start)
-
-
-def _or(value: float | None, default: float) -> float:
-    return default if value is None else value
+    settings = PtrNetSettings(**shared)
+    embedding = settings.embedding(vocab_size, pretrained_embeddings)
+    sentences = SentenceCNN(embedding.dim, num_filters or settings.hidden_dim, filter_width,
+                            dropout=settings.dropout)  # fmt: skip
+    return settings.model(embedding, sentences)
 
 
 def pointer_network(

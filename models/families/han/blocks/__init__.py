@@ -1,0 +1,1 @@
+"""The blocks only the HAN family uses."""
