@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from models.hyperparameters import checked_preset
 
 FAMILIES_PACKAGE = "models.families"  # a folder per family: its top-level modules register
-PRESETS_PACKAGE = "models.presets"  # (being emptied into the families) modules that register
+PRESETS_PACKAGE = "models.presets"  # the address of every preset by name (no modules of its own)
 HARNESS_ARGUMENTS = ("vocab_size", "pretrained_embeddings")  # given by the harness, not settings
 # what a preset is: a model the harness trains, a rule that learns nothing from the data
 # (a calibration baseline), or a baseline the figures of every run are read against
@@ -269,15 +269,12 @@ def _import_presets() -> None:
         for module in pkgutil.iter_modules(package.__path__, prefix=f"{family.name}."):
             if not module.ispkg:
                 importlib.import_module(module.name)
-    package = importlib.import_module(PRESETS_PACKAGE)
-    for module in pkgutil.walk_packages(package.__path__, prefix=f"{PRESETS_PACKAGE}."):
-        importlib.import_module(module.name)
 
 
 def presets() -> dict[str, Preset]:
     """Every registered preset by name: the families' (by module name, then line), then
-    models/presets/'s likewise, then any other in registration order (the same order
-    whichever module a process imported first)."""
+    any other in registration order (the same order whichever module a process imported
+    first)."""
     _import_presets()
     return dict(sorted(_PRESETS.items(), key=lambda item: _place(*item)))
 
@@ -285,10 +282,9 @@ def presets() -> dict[str, Preset]:
 def _place(name: str, preset: Preset) -> tuple:
     module = getattr(preset.build, "__module__", "") or ""
     line = getattr(getattr(inspect.unwrap(preset.build), "__code__", None), "co_firstlineno", 0)
-    for rank, package in enumerate((FAMILIES_PACKAGE, PRESETS_PACKAGE)):
-        if module.startswith(f"{package}."):
-            return (rank, module, line)
-    return (2, "", list(_PRESETS).index(name))
+    if module.startswith(f"{FAMILIES_PACKAGE}."):
+        return (0, module, line)
+    return (1, "", list(_PRESETS).index(name))
 
 
 def preset_names(trainable: bool | None = None) -> tuple[str, ...]:

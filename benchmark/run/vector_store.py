@@ -16,9 +16,9 @@ a shard whose values differ in shape keeps them concatenated along the first dim
 with their sizes (`{"texts", "vectors": (Σt, H), "lengths": (S,)}`).
 
 `VectorStoreFolder` is what a model receives (`net.minilm_store` in
-conf/model/minilm_ptrnet.yaml, `net.encoder_store` in conf/model/minilm_finetune.yaml): a
-folder holding one store per encoder version, opened by name, so models/ never writes
-files itself.
+models/families/minilm/conf/model/minilm_ptrnet.yaml, `net.encoder_store` in
+models/families/minilm/conf/model/minilm_finetune.yaml): a folder holding one store per
+encoder version, opened by name, so models/ never writes files itself.
 """
 
 from __future__ import annotations

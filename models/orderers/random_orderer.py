@@ -1,5 +1,5 @@
 """A uniformly random permutation of the presented sentences: the `random` baseline's
-model (`models.presets.random_baseline`).
+model (`models.families.random_baseline.random_baseline`).
 
 Each document's permutation comes from a generator seeded by sha256(seed, document id), so
 predictions do not depend on batching or call order. Under the uniform model every order

@@ -1,5 +1,5 @@
 """The pretrained paragraph encoder (models.blocks.paragraph_transformer), the listwise head
-(models.blocks.pointer_listwise) and their presets (models.presets.paragraph_finetuned)."""
+(models.blocks.pointer_listwise) and their presets (models.families.paragraph.paragraph)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,1 @@
+"""The random orderer (`random`): the floor every table is read against, and its YAML."""
