@@ -22,7 +22,7 @@ SPLITS = ("valid", "test")  # the evaluated splits (data.ordering_data.EVAL_SPLI
 PRECISIONS = ("32", "bf16")  # benchmark.bench.timing.PRECISIONS
 DEVICES = ("cpu", "cuda")
 ENCODER_SHAPES = ("minilm", "bert-base")  # benchmark.bench.shaped_encoder.SHAPES
-PAPER_EXPERIMENTS = (  # the paper-size presets, conf/experiment/*_paper.yaml
+PAPER_EXPERIMENTS = (  # the paper-size presets, models/families/*/conf/experiment/*_paper.yaml
     "attordernet_paper", "attordernet_att_paper", "attordernet_cnn_paper",
     "lstm_ptrnet_paper", "cnn_ptrnet_paper", "han_paper",
 )  # fmt: skip
@@ -211,7 +211,8 @@ def _sized(name: str, help: str, kind: str = "int", minimum: int = 1, metavar: s
 BENCH = Command(
     "bench", "measured throughput of every preset (the speed suite)",
     (
-        Key("presets", "the presets", kind="list", shown="every conf/model/*.yaml"),
+        Key("presets", "the presets", kind="list",
+            shown="every models/families/*/conf/model/*.yaml"),
         Key("dataset", "conf/dataset name for training and the test sample", "brown",
             metavar="NAME"),
         Key("device", "the device", kind="choice", choices=DEVICES, shown="cuda if available"),
@@ -278,7 +279,7 @@ BENCH_COMPILE = Command(
     "bench compile", "how much of each preset's training step the compiler takes whole: "
     "graphs, breaks, recompilations, host syncs, operators, compiled against eager seconds",
     (
-        Key("targets", "presets (conf/model) and *_paper experiments (conf/experiment)",
+        Key("targets", "presets (their model YAMLs) and *_paper experiments",
             kind="list", shown="every trained preset and *_paper experiment"),
         _count("steps", "training batches of the first epoch run eager and compiled", 50),
         _flag("compiled", "also the steps compiled by inductor (false: graphs, breaks, syncs "

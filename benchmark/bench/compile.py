@@ -1,9 +1,10 @@
 """`orderbench bench compile` (`make bench-compile`): how much of each preset's training
 step the compiler takes whole, and what compiling it buys on this machine.
 
-For every trained preset (`conf/model`) and `*_paper` experiment (`conf/experiment`), at its
-own settings, on the NIPS abstracts (`+reproduce=nips`; NIPS-like synthetic ones of the same
-lengths where the corpus is not at hand, `benchmark.bench.nips_like`), one thread, random
+For every trained preset (`models/families/*/conf/model`) and `*_paper` experiment
+(`models/families/*/conf/experiment`), at its own settings, on the NIPS abstracts
+(`+reproduce=nips`; NIPS-like synthetic ones of the same lengths where the corpus is not at
+hand, `benchmark.bench.nips_like`), one thread, random
 word vectors of the configured width (the cost does not depend on their values):
 
 - **eager**: `steps` training batches of the first epoch (the DataModule's own loader:
@@ -73,7 +74,8 @@ ALLOWED_BREAKS = (EAGER_LSTM, "Attempted to wrap RNN, GRU, or LSTM")
 
 
 def default_targets() -> list[str]:
-    """Every trained preset with a conf/model YAML, then the `*_paper` experiments."""
+    """Every trained preset with a model YAML (models/families/*/conf/model), then the
+    `*_paper` experiments."""
     from models.registry import preset_names
 
     configured = {path.stem for path in group_files("model")}

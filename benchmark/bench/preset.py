@@ -1,8 +1,9 @@
 """The benchmark of one model preset, at the sizes `python -m benchmark.train` uses.
 
-The preset's config is composed as for training (`conf/model/<preset>.yaml`, the chosen
-dataset), its DataModule and model built by the training code, then: training throughput
-(`bench_training`), decoding throughput on a sample of the test split at each beam
+The preset's config is composed as for training
+(`models/families/*/conf/model/<preset>.yaml`, the chosen dataset), its DataModule and
+model built by the training code, then: training throughput (`bench_training`), decoding
+throughput on a sample of the test split at each beam
 (`bench_decoding`), the scaling of search time with paragraph length and beam width on
 synthetic paragraphs, and the comparison with the one-document reference search
 (`bench_reference`). `python -m benchmark.bench.suite` runs each preset in a fresh process, so

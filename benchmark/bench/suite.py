@@ -1,7 +1,7 @@
 """Measured throughput of the model presets: `orderbench bench [key=value ...]`
 (`benchmark.cli_commands.BENCH`).
 
-For each preset at the sizes `orderbench train` uses (conf/model/*.yaml), on one
+For each preset at the sizes `orderbench train` uses (models/families/*/conf/model/*.yaml), on one
 device: training throughput on the real data path (documents and tokens per second, the
 share of time spent loading data, peak memory), decoding throughput on a sample of the
 test split at each beam width, how search time grows with paragraph length and beam width
@@ -9,9 +9,10 @@ test split at each beam width, how search time grows with paragraph length and b
 speed-up of the batched beam search over a one-document-at-a-time reference
 (`models.search.reference_search`), whose orders must be identical. Each preset runs in a fresh
 process, so its peak memory is its own. Then the paper-size presets
-(`conf/experiment/*_paper.yaml`) on NIPS-like documents at `paper_threads` threads: their
-training throughput on the fast compute paths against the reference paths, both in one
-process, alternating, as ratios (`benchmark.bench.paper`); their losses must agree.
+(`models/families/*/conf/experiment/*_paper.yaml`) on NIPS-like documents at
+`paper_threads` threads: their training throughput on the fast compute paths against the
+reference paths, both in one process, alternating, as ratios (`benchmark.bench.paper`);
+their losses must agree.
 
 Prints the tables and writes the record (machine, load average before and after, settings,
 figures) atomically to `out`, after each preset. Exits 1 if the batched and reference

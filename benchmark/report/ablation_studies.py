@@ -5,11 +5,12 @@ read, never composed.
 
 A study file gives the figure's `title` and x-axis label `axis`, and either
 
-- `ablations`: the `conf/ablation/` files of a one-factor study (names or fnmatch patterns,
-  e.g. `[han_base, han_blocks_*]`). The varied config key and the presets are not written
-  again: the key is the one value the variant files set (besides `variant`), the presets
+- `ablations`: the ablation files of a one-factor study (`models/families/*/conf/ablation/`;
+  names or fnmatch patterns, e.g. `[han_base, han_blocks_*]`). The varied config key and
+  the presets are not written again: the key is the one value the variant files set
+  (besides `variant`), the presets
   are their `override /model` choices, in the registry's order (`models.registry`). So a
-  new level is one more `conf/ablation/` file a pattern matches; or
+  new level is one more `models/families/*/conf/ablation/` file a pattern matches; or
 - `presets`: presets compared at their own settings (their `base` runs), in that order.
 
 The files are read with OmegaConf, without Hydra composition; they are not run configs.
@@ -50,13 +51,13 @@ class Ablation:
     presets: tuple[str, ...]  # the runs of these presets take part
     key: str | None  # the config value varied; None: the presets are the levels
     axis: str  # what the levels are (x-axis label)
-    ablations: tuple[str, ...] = ()  # its conf/ablation/ files (stems)
+    ablations: tuple[str, ...] = ()  # its models/families/*/conf/ablation/ files (stems)
     variants: frozenset[tuple[str, str]] = frozenset()  # their runs' (preset, variant)
 
 
 @dataclass(frozen=True)
 class Variant:
-    """What one `conf/ablation/` file sets: its preset and its config values."""
+    """What one `models/families/*/conf/ablation/` file sets: its preset and its config values."""
 
     name: str
     preset: str
@@ -141,7 +142,7 @@ def _matched(path: Path, patterns: Iterable[str], variants: Mapping[str, Variant
         hits = sorted(fnmatch.filter(variants, pattern))
         if not hits:
             raise StudyDefinitionError(
-                f"{path}: ablations: {pattern!r} matches no file of conf/{ABLATION_DIR}/"
+                f"{path}: ablations: {pattern!r} matches no {ABLATION_DIR}/ file of a config folder"
             )
         matched += [name for name in hits if name not in matched]
     return matched
@@ -153,7 +154,7 @@ def _varied_key(path: Path, members: list[Variant]) -> str:
     for variant in members:
         if len(variant.values) > 1:
             raise StudyDefinitionError(
-                f"{path}: conf/{ABLATION_DIR}/{variant.name}.yaml sets "
+                f"{path}: {ABLATION_DIR}/{variant.name}.yaml sets "
                 f"{len(variant.values)} values ({', '.join(variant.values)}); a one-factor "
                 "study needs one"
             )
@@ -188,7 +189,7 @@ def read_study(path: Path, variants: Mapping[str, Variant], known_presets: set[s
         missing = [name for name in presets if name not in known_presets]
         if missing:
             raise StudyDefinitionError(
-                f"{path}: presets: {missing[0]!r} has no conf/model/{missing[0]}.yaml"
+                f"{path}: presets: {missing[0]!r} has no model/{missing[0]}.yaml"
             )
         return Ablation(path.stem, config.title, presets, None, config.axis)
     names = _matched(path, _names(path, "ablations", config.ablations), variants)
@@ -196,8 +197,8 @@ def read_study(path: Path, variants: Mapping[str, Variant], known_presets: set[s
     for variant in members:
         if variant.preset not in known_presets:
             raise StudyDefinitionError(
-                f"{path}: conf/{ABLATION_DIR}/{variant.name}.yaml: preset {variant.preset!r} "
-                f"has no conf/model/{variant.preset}.yaml"
+                f"{path}: {ABLATION_DIR}/{variant.name}.yaml: preset {variant.preset!r} "
+                f"has no model/{variant.preset}.yaml"
             )
     return Ablation(
         path.stem,

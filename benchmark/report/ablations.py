@@ -13,7 +13,7 @@ key added to the configs later (`benchmark.config.identity.ADDED_DEFAULTS`), or,
 config instantiates (a `_target_` node, e.g. a scheduler) is named by its class and
 arguments (`ExponentialLR(gamma=0.95)`).
 
-A one-factor study counts the runs of its `conf/ablation/` files (their preset and
+A one-factor study counts the runs of its `models/families/*/conf/ablation/` files (their preset and
 `variant`), and of those only the runs at the reference setting of the preset's other
 studied factors (the setting of the base-variant runs, else the most common one), so e.g.
 the blocks curve is not mixed with runs of a heads or dropout ablation, nor with runs of

@@ -1,13 +1,13 @@
 """A new model family is one folder, models/families/<family>/: a module per preset,
-registered with `models.registry.register_preset`, its YAML under the folder's conf/model/
-(found by Hydra through the config-folder plugin, hydra_plugins/orderbench_config_folders.py)
-and its tests under tests/. In a copy of the repository (the files git tracks or would track)
-the test adds such a folder, a small preset of existing parts, and runs there, in a
-subprocess, the family's own test and the tests that go over every registered preset or
-every model config: they pass with no other file edited (README.md and docs/models.md
-untouched). Then `make docs` (`orderbench params markdown=docs/models.md`) adds the new
-preset's row, and only that, at the end of the table of presets of docs/models.md, and the
-page's check passes again."""
+registered with `models.registry.register_preset`, its YAML
+(models/families/FAMILY/conf/model/PRESET.yaml, found by Hydra through the config-folder
+plugin, hydra_plugins/orderbench_config_folders.py) and its tests under tests/. In a copy of
+the repository (the files git tracks or would track) the test adds such a folder, a small
+preset of existing parts, and runs there, in a subprocess, the family's own test and the
+tests that go over every registered preset or every model config: they pass with no other
+file edited (README.md and docs/models.md untouched). Then `make docs` (`orderbench params
+markdown=docs/models.md`) adds the new preset's row, and only that, at the end of the table
+of presets of docs/models.md, and the page's check passes again."""
 
 from __future__ import annotations
 
@@ -86,11 +86,11 @@ net:
   hidden_dim: 32
   dropout: 0.1
 """
-# the fast tests that go over every registered preset or every conf/model/ file: a whole
-# module (test_registry.py, but the documented example's training run, which is not about
-# the new preset), the new preset's cases of the modules parametrized by preset (its toy
+# the fast tests that go over every registered preset or every model YAML: a whole module
+# (test_registry.py, but the documented example's training run, which is not about the new
+# preset), the new preset's cases of the modules parametrized by preset (its toy
 # training, tests/models/test_models_training.py, is a slow check), and the checks of the pages,
-# the plot colours and the sweeps that glob conf/model/
+# the plot colours and the sweeps that glob models/families/*/conf/model/
 SELECTED = [
     "tests/models/test_registry.py", "tests/test_docs.py", "tests/models/test_models_presets.py",
     "tests/models/noise/test_noise_models.py", "tests/models/search/test_beam_search.py",

@@ -81,7 +81,8 @@ def test_the_registry_and_every_preset_s_settings_are_read_without_torch():
 
 
 def test_every_model_config_names_a_registered_preset_and_back():
-    """conf/model/*.yaml <-> the registry: no preset without a config, none unregistered."""
+    """The model YAMLs (models/families/*/conf/model/*.yaml) <-> the registry: no preset
+    without a config, none unregistered."""
     targets = {}
     for path in group_files("model"):
         config = yaml.safe_load(path.read_text(encoding="utf-8"))

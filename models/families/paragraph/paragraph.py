@@ -18,7 +18,7 @@ Heads:
   C(n, 2) passes a paragraph, a GPU's cost, not built here.
 
 The training recipe (AdamW, learning rate, warm-up and linear decay, batch) is the
-config's: the family's conf/model/paragraph_*.yaml hold ours,
+config's: the family's models/families/paragraph/conf/model/paragraph_*.yaml hold ours,
 models/families/paragraph/conf/experiment/berson_recipe.yaml the published one
 (docs/models.md, "Pretrained paragraph encoders").
 """

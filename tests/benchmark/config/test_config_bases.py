@@ -28,8 +28,8 @@ def test_attordernet_paper_takes_the_published_depth_of_each_dataset(dataset, la
 
 
 def test_no_model_or_dataset_config_repeats_its_base():
-    """No conf/model or conf/dataset file built on its base sets a key to the base's value
-    again."""
+    """No model YAML (models/families/*/conf/model) or conf/dataset file built on its base
+    sets a key to the base's value again."""
     for group in ("model", "dataset"):
         base = yaml.safe_load((CONF / f"{group}_base" / "default.yaml").read_text())
         for path in group_files(group):
@@ -58,8 +58,8 @@ def test_every_model_composes_with_the_base_optimiser():
 
 
 def _written_nets() -> list[tuple[str, str, dict]]:
-    """(file, its preset, the `model.net` it writes) for every conf/model file and every
-    conf/experiment file that picks a model (`override /model`) and writes settings of its
+    """(file, its preset, the `model.net` it writes) for every model YAML and every
+    experiment file that picks a model (`override /model`) and writes settings of its
     network (`tiny` resizes any model: its values are its own)."""
     found = []
     for path in group_files("model"):

@@ -1,6 +1,6 @@
 """Each ablation study is defined once, in an ablation_study config file
 (studies/ablations/conf/ablation_study/): its key and presets come
-from the conf/ablation/ files it names (`benchmark.report.ablation_studies`)."""
+from the models/families/*/conf/ablation/ files it names (`benchmark.report.ablation_studies`)."""
 
 from __future__ import annotations
 
@@ -135,12 +135,12 @@ def test_a_new_level_is_one_ablation_file(conf: Path):
 
 @pytest.mark.parametrize(("study", "text", "message"), [
     ("han_blocks", "title: t\naxis: a\nablations: [han_blockz_*]\n",
-     "han_blocks.yaml: ablations: 'han_blockz_*' matches no file of conf/ablation/"),
+     "han_blocks.yaml: ablations: 'han_blockz_*' matches no ablation/ file of a config folder"),
     ("mixed", "title: t\naxis: a\nablations: [han_blocks_1, han_heads_1]\n",
      "mixed.yaml: its ablations must vary one config key, found model.net.heads, "
      "model.net.num_blocks"),
     ("gone", "title: t\naxis: a\npresets: [lstm_ptrnet, no_such_model]\n",
-     "gone.yaml: presets: 'no_such_model' has no conf/model/no_such_model.yaml"),
+     "gone.yaml: presets: 'no_such_model' has no model/no_such_model.yaml"),
     ("both", "title: t\naxis: a\npresets: [han]\nablations: [han_base]\n",
      "both.yaml: give either ablations or presets"),
     ("untitled", "axis: a\npresets: [han]\n", "untitled.yaml: title must be set to a text"),

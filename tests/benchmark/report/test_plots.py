@@ -32,7 +32,8 @@ HAN_ABLATIONS = (  # variant -> overrides of the base settings, as an ablation s
     ("dropout_0.0", {"dropout": 0.0}), ("dropout_0.2", {"dropout": 0.2}),
     ("no_word_attention", {"word_attention": False}),
 )
-ATTORDERNET_DEVIATIONS = (  # variant -> the one setting it changes (conf/ablation/)
+# variant -> the one setting it changes (models/families/attordernet/conf/ablation/)
+ATTORDERNET_DEVIATIONS = (
     ("mean_pooling", {"sentence_pooling": "mean"}),
     ("paragraph_keys", {"pointer_keys": "paragraph"}),
     ("released_cell", {"initial_cell": "paragraph"}),
@@ -95,7 +96,7 @@ def runs(tmp_path_factory) -> Path:
     for run_dir in root.glob("brown/*/*/seed_*"):  # as every run records it
         if json.loads((run_dir / "metrics.json").read_text())["variant"] != "released_select_pmr":
             set_config(run_dir, "early_stopping.monitor", "val/tau")
-    # a variant of no conf/ablation/ file (e.g. another budget): in no ablation study
+    # a variant of no ablation file (e.g. another budget): in no ablation study
     write_run(root, "attordernet", 0, 0.2, variant="epochs30",
               net={"_target_": "models.presets.attordernet"})
     return root
@@ -196,7 +197,8 @@ def test_breakdowns_come_from_the_record_or_else_from_the_predictions(tmp_path: 
 
 def test_plots_without_their_runs_are_skipped_with_a_note(tmp_path: Path):
     write_run(tmp_path / "runs", "lstm_ptrnet", 0, 0.7, variant="ablation_only")
-    write_run(tmp_path / "runs", "han", 0, 0.7, variant="blocks_1")  # conf/ablation/: a study's
+    # han_blocks_1.yaml (models/families/han/conf/ablation/): a study's
+    write_run(tmp_path / "runs", "han", 0, 0.7, variant="blocks_1")
     (tmp_path / "runs/brown/lstm_ptrnet/ablation_only/seed_0/predictions.jsonl").unlink()
     edit_record(tmp_path / "runs/brown/lstm_ptrnet/ablation_only/seed_0",
                 lambda record: record.pop("breakdowns"))

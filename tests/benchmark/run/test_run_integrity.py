@@ -69,7 +69,7 @@ def test_the_config_id_ignores_where_the_code_lives():
     rather than the package that hands it on) keeps the config id."""
     cfg = compose_config([])
     assert cfg.model.net._target_ == "models.presets.lstm_ptrnet"
-    moved = compose_config(["model.net._target_=models.presets.ptrnet.lstm_ptrnet"])
+    moved = compose_config(["model.net._target_=models.families.ptrnet.ptrnet.lstm_ptrnet"])
     assert config_id(moved) == config_id(cfg)
 
 
