@@ -94,6 +94,27 @@ def encode_rows(
     return out.index_copy(0, plan.rows, torch.cat(vectors).to(out.dtype))
 
 
+def encode_sentences(
+    reference: Callable[[Tensor, Tensor], Tensor],
+    bucketed: Callable[[Tensor, Tensor, BucketPlan | None], Tensor],
+    words: Tensor,
+    lengths: Tensor,
+    output_dim: int,
+    plan: BucketPlan | None | str,
+    call_cost: float,
+) -> Tensor:
+    """A bucketed sentence encoder's forward: its `reference` encoding (the non-empty rows in
+    one call, `models.blocks.masked_ops.encode_nonempty`) on the reference paths
+    (`models.compute_paths`), else `bucketed(words, lengths, plan)` with the plan `plan_for`
+    gives (None: one call)."""
+    from models.blocks.masked_ops import encode_nonempty
+    from models.compute_paths import use_reference
+
+    if use_reference():
+        return encode_nonempty(reference, words, lengths, output_dim)
+    return bucketed(words, lengths, plan_for(plan, lengths, call_cost))
+
+
 def length_buckets(lengths: Tensor, call_cost: float) -> list[tuple[Tensor, int]]:
     """lengths (S,) >= 1 -> groups (rows (G,) of `lengths`, longest length) that cover every
     row once, in increasing length, minimising the cost of the module docstring."""

@@ -27,9 +27,14 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor, nn
 
-from models.blocks.length_buckets import AUTO, BucketPlan, bucket_plan, encode_rows, plan_for
-from models.blocks.masked_ops import encode_nonempty, length_mask, masked_max
-from models.compute_paths import use_reference
+from models.blocks.length_buckets import (
+    AUTO,
+    BucketPlan,
+    bucket_plan,
+    encode_rows,
+    encode_sentences,
+)
+from models.blocks.masked_ops import length_mask, masked_max
 
 # one more convolution call costs about as much as this many padded sentence positions
 # (tuned on a CPU: docs/performance.md)
@@ -59,12 +64,11 @@ class SentenceCNN(nn.Module):
     ) -> Tensor:
         """words (S, T, e), lengths (S,) -> (S, num_filters); `plan`: its length buckets
         (`models.blocks.length_buckets`; None: one call)."""
-        if use_reference():
-            return self.dropout(encode_nonempty(self._encode, words, lengths, self.output_dim))
-        plan = plan_for(plan, lengths, CNN_CALL_COST)
-        return self.dropout(
-            encode_rows(self._encode_pooling_first, words, lengths, self.output_dim, plan)
-        )
+        return self.dropout(encode_sentences(self._encode, self._in_buckets, words, lengths,
+                                             self.output_dim, plan, CNN_CALL_COST))  # fmt: skip
+
+    def _in_buckets(self, words: Tensor, lengths: Tensor, plan: BucketPlan | None) -> Tensor:
+        return encode_rows(self._encode_pooling_first, words, lengths, self.output_dim, plan)
 
     def bucket_plan(self, lengths: Tensor) -> BucketPlan:
         """The length buckets of sentences of lengths (S,), on the host."""

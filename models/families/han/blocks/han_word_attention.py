@@ -25,15 +25,14 @@ from torch import Tensor, nn
 
 from models.blocks.dropout_masks import dropout_mask
 from models.blocks.eager_lstm import eager_lstm
-from models.blocks.length_buckets import AUTO, BucketPlan, encode_rows, plan_for
-from models.blocks.masked_ops import encode_nonempty, length_mask
+from models.blocks.length_buckets import AUTO, BucketPlan, encode_rows, encode_sentences
+from models.blocks.masked_ops import length_mask
 from models.blocks.sentence_lstm import (
     LSTM_CALL_COST,
     SentenceLSTM,
     bucket_states,
     splits_by_direction,
 )
-from models.compute_paths import use_reference
 from models.families.han.blocks.relu_attention import ReLUMultiHeadAttention
 
 
@@ -60,13 +59,13 @@ class HANWordAttention(nn.Module):
     ) -> Tensor:
         """words (S, T, e), lengths (S,) -> (S, model_dim); `plan`: its length buckets
         (`models.blocks.length_buckets`; None: one call)."""
-        if use_reference():
-            return self.dropout(encode_nonempty(self._encode, words, lengths, self.output_dim))
-        plan = plan_for(plan, lengths, LSTM_CALL_COST)
+        return self.dropout(encode_sentences(self._encode, self._in_buckets, words, lengths,
+                                             self.output_dim, plan, LSTM_CALL_COST))  # fmt: skip
+
+    def _in_buckets(self, words: Tensor, lengths: Tensor, plan: BucketPlan | None) -> Tensor:
         if plan is None:
-            return self.dropout(encode_rows(self._encode_all, words, lengths, self.output_dim,
-                                            None))  # fmt: skip
-        return self.dropout(self._encode_in_buckets(words, lengths, plan))
+            return encode_rows(self._encode_all, words, lengths, self.output_dim, None)
+        return self._encode_in_buckets(words, lengths, plan)
 
     def bucket_plan(self, lengths: Tensor) -> BucketPlan:
         """The length buckets of sentences of lengths (S,), on the host."""
