@@ -1,7 +1,9 @@
-"""benchmark/'s rooms depend one way (docs/architecture.md): metrics <- records <- stats <-
-config <- evaluation <- training <- run <- sweep, report, bench; no room imports the
-command-line tools at benchmark/'s top, only their helpers: cli_arguments (the key=value
-parser) and cli_commands (the commands' declarations)."""
+"""The import rules (docs/architecture.md): the library's packages depend one way, data <-
+models <- benchmark <- studies (data/ and models/ import nothing of another package; a
+model family's tests, run whole, may); benchmark/'s rooms depend one way: metrics <-
+records <- stats <- config <- evaluation <- training <- run <- sweep, report, bench; no
+room imports the command-line tools at benchmark/'s top, only their helpers: cli_arguments
+(the key=value parser) and cli_commands (the commands' declarations)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,28 @@ ALLOWED = {
     "report": {*FLOORS, "cli_arguments", "cli_commands"},
     "bench": {*FLOORS, "cli_arguments", "cli_commands"},
 }
+
+
+def top_imports(path: Path) -> set[str]:
+    """The top-level package of every absolute import in the file."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("package", ["data", "models"])
+def test_data_and_models_import_no_other_package_of_the_library(package):
+    library = {"data", "models", "benchmark", "studies"}
+    wrong = {
+        str(path.relative_to(ROOT)): sorted(top_imports(path) & library - {package})
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if "tests" not in path.relative_to(ROOT).parts  # a family's tests run it whole
+    }
+    assert {path: names for path, names in wrong.items() if names} == {}
 
 
 def benchmark_imports(path: Path) -> set[str]:
