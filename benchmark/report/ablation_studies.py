@@ -8,9 +8,9 @@ A study file gives the figure's `title` and x-axis label `axis`, and either
 - `ablations`: the ablation files of a one-factor study (`models/families/*/conf/ablation/`;
   names or fnmatch patterns, e.g. `[han_base, han_blocks_*]`). The varied config key and
   the presets are not written again: the key is the one value the variant files set
-  (besides `variant`), the presets
-  are their `override /model` choices, in the registry's order (`models.registry`). So a
-  new level is one more `models/families/*/conf/ablation/` file a pattern matches; or
+  (besides `variant`), the presets are their `override /model` choices, in the registry's
+  order (`models.registry`). So a new level is one more
+  `models/families/*/conf/ablation/` file a pattern matches; or
 - `presets`: presets compared at their own settings (their `base` runs), in that order.
 
 The files are read with OmegaConf, without Hydra composition; they are not run configs.
