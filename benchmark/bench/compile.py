@@ -21,7 +21,9 @@ word vectors of the configured width (the cost does not depend on their values):
   recorded as such;
 - **compiled** (`compiled=true`): the same batches again through the loss compiled by
   `torch.compile` (inductor): the graphs compiled at each step, so the recompilations
-  after the first step (each with the batch shape that caused it), the seconds of the
+  after the first step (the graphs compiled again, and the steps at which that happened,
+  each with the batch shape that caused it: with three sentence buckets, at most two
+  such steps), the seconds of the
   steps that compiled, and the seconds a step of those that did not (median), beside the
   eager figure. With `compiled=false` the loss is traced with the `eager` backend instead,
   which gives the recompilations at a fraction of the cost, but no compiled timing.
@@ -288,6 +290,7 @@ def compiled_pass(task, loader_batches: list[dict], clip: float | None, inductor
         "padding": padding(batches),
         "graphs_first_step": first,
         "recompilations": sum(item["graphs"] for item in recompiled),
+        "recompiling_steps": len(recompiled),
         "recompiled_at": recompiled,
         "steps": len(batches),
     }
@@ -339,7 +342,7 @@ def run_target(target: str, settings: dict, synthetic: Path | None) -> dict:
 
 def table(record: dict) -> str:
     """One Markdown row per target."""
-    lines = ["| target | graphs | breaks (outside nn.LSTM) | recompilations | host syncs | "
+    lines = ["| target | graphs | breaks (outside nn.LSTM) | recompilations (steps) | host syncs | "
              "operators a step | eager s/step | compiled s/step |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
     for name, result in record["targets"].items():
@@ -350,7 +353,8 @@ def table(record: dict) -> str:
         graph = ("tracer crash | —" if "error" in explained else
                  f"{explained['graphs']} | {explained['breaks']} "
                  f"({explained['breaks_outside_lstm']})")  # fmt: skip
-        recompiles = compiled.get("recompilations", "error")
+        recompiles = (f"{compiled['recompilations']} ({compiled['recompiling_steps']})"
+                      if "recompilations" in compiled else "error")
         lines.append(f"| {name} | {graph} | {recompiles} | {eager['host_syncs']} | "
                      f"{eager['operators_per_step']} | {eager['s_per_step']} | "
                      f"{compiled.get('s_per_step', compiled.get('error', '—'))} |")

@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import torch
+import torch.fx.experimental._config as shape_config
 from torch import Tensor, nn
 
 from data.collate import padded_to
@@ -81,6 +82,10 @@ class CompiledLoss:
         if self.compiles:
             limit = torch._dynamo.config.recompile_limit
             torch._dynamo.config.recompile_limit = max(limit, RECOMPILE_LIMIT)
+            # no "duck" sizes: two dimensions that happen to be equal in the first batch (two
+            # chunks of a text encoder of equal sentence counts) would be guarded as equal
+            # and recompile the loss at the next batch where they are not
+            shape_config.use_duck_shape = False
             mode = "reduce-overhead" if self.captures else None  # None: inductor's default
             self._loss = torch.compile(net.loss, backend=backend, mode=mode, dynamic=DYNAMIC)
 

@@ -137,20 +137,24 @@ class FineTunedSentenceEncoder(HostTextInputs):
         """On the host: the real sentences in length-sorted chunks (`batch_size` each), each
         chunk the frozen part's token states (`cache_frozen`: float16 (c, t, H) and their
         lengths (c,), computed for new sentences) or its token ids; with the sentences'
-        chunk order (S,) and their rows in the (B * num) slots. (Their shapes follow the
-        sentences: `fixed_shapes` is not used.)"""
+        chunk order (S,) and their rows in the (B * num) slots. With `fixed_shapes` (a
+        compiled step) the number of chunks follows the slots, ceil(B * num / batch_size),
+        not the sentences, the sentences shared evenly among them in length order: a
+        compiled graph unrolls the chunks, so their count must stay the same within a
+        sentence bucket (their sizes are symbolic)."""
         flat = [text for document in texts for text in document]
         counts = torch.tensor([len(document) for document in texts])  # (B,)
+        parts = -(-len(texts) * num // self.batch_size) if fixed_shapes else None
         if self.cache_frozen:
             self._fill(flat, next(self.model.parameters()).device)
             states = [self._states[text] for text in flat]  # (t_i, H) float16
-            order = list(self._chunks([len(state) for state in states]))
+            order = list(self._chunks([len(state) for state in states], parts))
             chunks = [{"states": nn.utils.rnn.pad_sequence([states[i] for i in chunk],
                                                            batch_first=True),
                        "lengths": torch.tensor([len(states[i]) for i in chunk])}
                       for chunk in order]  # fmt: skip
         else:
-            order = list(self._chunks(self._token_counts(flat)))
+            order = list(self._chunks(self._token_counts(flat), parts))
             chunks = [self._tokenize([flat[i] for i in chunk]) for chunk in order]
         return {"chunks": chunks, "order": torch.tensor([i for chunk in order for i in chunk],
                                                         dtype=torch.long),
@@ -196,11 +200,17 @@ class FineTunedSentenceEncoder(HostTextInputs):
         ids = self.tokenizer(texts, truncation=True, max_length=self.max_tokens)["input_ids"]
         return [len(sentence) for sentence in ids]
 
-    def _chunks(self, lengths: list[int]) -> Iterator[list[int]]:
-        """Indices sorted by length, in chunks of at most `batch_size`."""
+    def _chunks(self, lengths: list[int], parts: int | None = None) -> Iterator[list[int]]:
+        """Indices sorted by length, in chunks of at most `batch_size`, or in `parts` chunks
+        of as equal sizes as can be (at most one per index)."""
         order = sorted(range(len(lengths)), key=lengths.__getitem__)
-        for start in range(0, len(order), self.batch_size):
-            yield order[start : start + self.batch_size]
+        if parts is None:
+            for start in range(0, len(order), self.batch_size):
+                yield order[start : start + self.batch_size]
+            return
+        parts = min(parts, len(order))
+        for part in range(parts):
+            yield order[part * len(order) // parts : (part + 1) * len(order) // parts]
 
     def _encode(self, inputs: dict[str, Tensor]) -> Tensor:
         """Every layer on one padded chunk of token ids -> (c, H)."""

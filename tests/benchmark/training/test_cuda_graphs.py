@@ -133,6 +133,30 @@ def test_compile_traces_the_loss_on_a_cpu_with_the_same_losses(name):
     assert compiled == pytest.approx(plain, rel=1e-5)
 
 
+@pytest.mark.parametrize("name", ["lstm_ptrnet", "minilm_finetune", "paragraph_listmle"])
+def test_a_batch_of_the_same_buckets_compiles_nothing_new(name):
+    """`compile: true`: a second batch of other sentence and word counts but the same
+    sentence bucket (8) reuses the graphs of the first (words and chunk sizes symbolic; the
+    fine-tuned encoder's chunk count follows the slots: 18 and 29 sentences, 5 and 8
+    sentences a chunk, would otherwise be 4 and 6 chunks)."""
+    torch._dynamo.reset()
+    graphs = []
+
+    def counting(graph, example_inputs):
+        graphs.append(graph)
+        return graph.forward
+
+    model = tiny_preset(name)
+    if name == "minilm_finetune":
+        model.sentence_encoder.batch_size = 5
+    loss = CompiledLoss(model, "cpu", backend=counting)
+    loss(random_batch(0, SIZES))  # 18 sentences
+    first = len(graphs)
+    loss(random_batch(1, [6, 8, 5, 6, 4]))  # 29 sentences
+    assert first > 0 and len(graphs) == first
+    assert {shape[:2] for shape in loss.shapes} == {(5, 8)}
+
+
 def test_the_task_steps_through_the_captured_loss_and_logs_a_copy(monkeypatch):
     from benchmark.training.task import OrderingTask
 

@@ -111,6 +111,27 @@ def test_length_sorted_chunks_change_nothing(encoders):
                 encoder.batch_size = 128
 
 
+@pytest.mark.parametrize("cache", [True, False])
+def test_fixed_shapes_chunk_by_slots_not_sentences(encoders, cache):
+    """A compiled step unrolls the chunks: with `fixed_shapes` their count is
+    ceil(B * num / batch_size) whatever the sentences (3 or 5 here), and the vectors are
+    those of the sentence-sized chunks."""
+    encoder = encoders[(1, cache)]
+    encoder.batch_size = 2
+    try:
+        for docs in (DOCS, [DOCS[0], DOCS[1][:1]]):
+            inputs = encoder.text_inputs(docs, 3, fixed_shapes=True)
+            assert len(inputs["chunks"]) == 3  # ceil(2 * 3 / 2)
+            rows = [len(next(iter(chunk.values()))) for chunk in inputs["chunks"]]
+            sentences = sum(map(len, docs))
+            assert rows == [sentences * k // 3 - sentences * (k - 1) // 3 for k in (1, 2, 3)]
+            with torch.no_grad():
+                torch.testing.assert_close(encoder(inputs, 3), encoder(docs, 3),
+                                           atol=1e-5, rtol=1e-5)
+    finally:
+        encoder.batch_size = 128
+
+
 def _pair(cache: bool, store=None, train_layers: int = 1, batch_size: int = 2):
     """The preset in eval mode (no dropout), the same initial weights for every setting."""
     torch.manual_seed(0)
