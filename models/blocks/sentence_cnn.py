@@ -20,11 +20,17 @@ path also pools before the ReLU: ReLU is nondecreasing, so max_t ReLU(x_t) =
 ReLU(max_t x_t), and the gradient is the same (it reaches the largest x_t when that is
 positive, nothing otherwise), while the ReLU and its backward run on (S, F) instead of
 (S, F, T) (docs/performance.md).
+
+Compiled (`torch.compile`, the config key `compile`), the convolution is the same sum
+written as a matrix product over the unfolded windows (`convolved`): inductor's convolution
+fixes the number of words, so every batch length would compile the step again, while the
+product keeps that dimension symbolic (equal up to float rounding; tested).
 """
 
 from collections.abc import Sequence
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
 from models.blocks.length_buckets import (
@@ -39,6 +45,20 @@ from models.blocks.masked_ops import length_mask, masked_max
 # one more convolution call costs about as much as this many padded sentence positions
 # (tuned on a CPU: docs/performance.md)
 CNN_CALL_COST = 50
+
+
+def convolved(conv: nn.Conv1d, words: Tensor) -> Tensor:
+    """`conv` over words (S, T, e) -> (S, F, W = T + width - 1) for a wide convolution
+    (padding width - 1); while compiling, as a product of the unfolded windows (S, W, e x
+    width) with the filters (module docstring)."""
+    if not torch.compiler.is_compiling():
+        return conv(words.transpose(1, 2))
+    width = conv.kernel_size[0]
+    windows = F.pad(words, (0, 0, width - 1, width - 1)).unfold(1, width, 1)  # (S, W, e, w)
+    features = windows.flatten(2) @ conv.weight.flatten(1).T  # (S, W, F)
+    if conv.bias is not None:
+        features = features + conv.bias
+    return features.transpose(1, 2)  # (S, F, W)
 
 
 class SentenceCNN(nn.Module):
@@ -81,7 +101,7 @@ class SentenceCNN(nn.Module):
         words = words * length_mask(lengths, num_words).unsqueeze(-1)  # (S', T, e) pad = 0
         pooled = []
         for width, conv in zip(self.widths, self.convs, strict=True):
-            features = conv(words.transpose(1, 2))  # (S', F, W = T + width - 1)
+            features = convolved(conv, words)  # (S', F, W = T + width - 1)
             windows = length_mask(lengths + width - 1, num_words + width - 1)  # (S', W)
             floor = torch.finfo(features.dtype).min
             best = features.masked_fill(~windows.unsqueeze(1), floor).amax(dim=-1)  # (S', F)
@@ -94,7 +114,7 @@ class SentenceCNN(nn.Module):
         words = words * length_mask(lengths, num_words).unsqueeze(-1)  # (S', T, e) pad = 0
         pooled = []
         for width, conv in zip(self.widths, self.convs, strict=True):
-            features = conv(words.transpose(1, 2)).relu()  # (S', F, T + width - 1)
+            features = convolved(conv, words).relu()  # (S', F, T + width - 1)
             windows = length_mask(lengths + width - 1, num_words + width - 1)  # (S', W)
             pooled.append(masked_max(features.transpose(1, 2), windows))  # (S', F)
         return torch.cat(pooled, dim=-1)  # (S', F x widths)

@@ -27,7 +27,9 @@ def test_the_record_holds_every_figure_of_each_target(tmp_path: Path, monkeypatc
     explained = result["explain"]
     assert explained["graphs"] > explained["breaks"] >= 2
     assert explained["breaks_outside_lstm"] == 0  # the sentence LSTM and the decoder's
-    assert result["compiled"]["backend"] == "eager" and result["compiled"]["steps"] == 3
+    compiled = result["compiled"]
+    assert compiled["backend"] == "eager" and compiled["steps"] == 3
+    assert compiled["recompiling_steps"] == len(compiled["recompiled_at"])
     assert 0 < result["padding"]["tokens"] < 1
     assert "| lstm_ptrnet | " in capsys.readouterr().out
 

@@ -76,6 +76,45 @@ def test_sentence_cnn_is_max_over_relu_windows():
     torch.testing.assert_close(encoder(words, torch.tensor([3]))[0], expected)
 
 
+@pytest.mark.parametrize("plan", [None, "auto"])
+def test_sentence_cnn_compiled_convolves_the_unfolded_windows_alike(plan):
+    """While compiling, the convolution is a product over unfolded windows (the number of
+    words stays symbolic for inductor): the vectors and gradients of the eager module."""
+    torch.manual_seed(0)
+    encoder = SentenceCNN(3, 4, width=[2, 3]).eval()
+    words, lengths = torch.randn(5, 6, 3), torch.tensor([6, 1, 3, 0, 2])
+    eager = encoder(words, lengths, None if plan is None else encoder.bucket_plan(lengths))
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda w, n: encoder(w, n, None), backend="eager", dynamic=True)
+    out = compiled(words, lengths)
+    torch.testing.assert_close(out, eager, atol=1e-6, rtol=1e-5)
+    grads = torch.autograd.grad(out.sum(), encoder.convs[1].weight)[0]
+    expected = torch.autograd.grad(eager.sum(), encoder.convs[1].weight)[0]
+    torch.testing.assert_close(grads, expected, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.slow
+def test_sentence_cnn_compiled_by_inductor_keeps_the_words_symbolic():
+    """inductor's own convolution would compile again at each number of words; the
+    unfolded product does not (3 lengths, the graphs of the first)."""
+    torch.manual_seed(0)
+    encoder = SentenceCNN(3, 4, width=[2, 3])
+    graphs = []
+
+    def counting(graph, example_inputs):
+        graphs.append(graph)
+        return torch._inductor.compile(graph, example_inputs)
+
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda w, n: encoder(w, n, None), backend=counting, dynamic=True)
+    counts = []
+    for words in (7, 11, 4):
+        words_in = torch.randn(5, words, 3, requires_grad=True)  # as from an embedding
+        compiled(words_in, torch.tensor([words, 1, 3, 0, 2])).sum().backward()
+        counts.append(len(graphs))
+    assert counts[0] > 0 and counts == counts[:1] * 3
+
+
 def test_bilstm_mean_pooling_averages_both_directions():
     torch.manual_seed(0)
     encoder = SentenceLSTM(4, 3, bidirectional=True, pooling="mean")
