@@ -138,13 +138,15 @@ class FineTunedSentenceEncoder(HostTextInputs):
         chunk the frozen part's token states (`cache_frozen`: float16 (c, t, H) and their
         lengths (c,), computed for new sentences) or its token ids; with the sentences'
         chunk order (S,) and their rows in the (B * num) slots. With `fixed_shapes` (a
-        compiled step) the number of chunks follows the slots, ceil(B * num / batch_size),
-        not the sentences, the sentences shared evenly among them in length order: a
-        compiled graph unrolls the chunks, so their count must stay the same within a
-        sentence bucket (their sizes are symbolic)."""
+        compiled step) the number of chunks follows the slots, not the sentences:
+        ceil(B' * num / batch_size) with B' the power of two at least B (an epoch's last,
+        shorter batch keeps the count of the others), the sentences shared evenly among
+        them in length order: a compiled graph unrolls the chunks, so their count must stay
+        the same within a sentence bucket (their sizes are symbolic)."""
         flat = [text for document in texts for text in document]
         counts = torch.tensor([len(document) for document in texts])  # (B,)
-        parts = -(-len(texts) * num // self.batch_size) if fixed_shapes else None
+        slots = (1 << (len(texts) - 1).bit_length()) * num
+        parts = -(-slots // self.batch_size) if fixed_shapes else None
         if self.cache_frozen:
             self._fill(flat, next(self.model.parameters()).device)
             states = [self._states[text] for text in flat]  # (t_i, H) float16

@@ -114,8 +114,8 @@ def test_length_sorted_chunks_change_nothing(encoders):
 @pytest.mark.parametrize("cache", [True, False])
 def test_fixed_shapes_chunk_by_slots_not_sentences(encoders, cache):
     """A compiled step unrolls the chunks: with `fixed_shapes` their count is
-    ceil(B * num / batch_size) whatever the sentences (3 or 5 here), and the vectors are
-    those of the sentence-sized chunks."""
+    ceil(B' * num / batch_size), B' the power of two at least B, whatever the sentences (3
+    or 5 here), and the vectors are those of the sentence-sized chunks."""
     encoder = encoders[(1, cache)]
     encoder.batch_size = 2
     try:
@@ -128,6 +128,8 @@ def test_fixed_shapes_chunk_by_slots_not_sentences(encoders, cache):
             with torch.no_grad():
                 torch.testing.assert_close(encoder(inputs, 3), encoder(docs, 3),
                                            atol=1e-5, rtol=1e-5)
+        for docs in ([*DOCS, DOCS[0]], [*DOCS, *DOCS]):  # B = 3 and 4: 7 and 10 sentences
+            assert len(encoder.text_inputs(docs, 3, fixed_shapes=True)["chunks"]) == 6
     finally:
         encoder.batch_size = 128
 
