@@ -137,8 +137,8 @@ def test_compile_traces_the_loss_on_a_cpu_with_the_same_losses(name):
 def test_a_batch_of_the_same_buckets_compiles_nothing_new(name):
     """`compile: true`: a second batch of other sentence and word counts but the same
     sentence bucket (8) reuses the graphs of the first (words and chunk sizes symbolic; the
-    fine-tuned encoder's chunk count follows the slots: 18 and 29 sentences, 5 and 8
-    sentences a chunk, would otherwise be 4 and 6 chunks)."""
+    fine-tuned encoder's chunk count follows the slots, 8 of 8 sentences: 18 and 29
+    sentences would otherwise be 3 and 4 chunks)."""
     torch._dynamo.reset()
     graphs = []
 
@@ -148,7 +148,7 @@ def test_a_batch_of_the_same_buckets_compiles_nothing_new(name):
 
     model = tiny_preset(name)
     if name == "minilm_finetune":
-        model.sentence_encoder.batch_size = 5
+        model.sentence_encoder.batch_size = 8
     loss = CompiledLoss(model, "cpu", backend=counting)
     loss(random_batch(0, SIZES))  # 18 sentences
     first = len(graphs)
