@@ -60,6 +60,7 @@ from benchmark.config.compose import compose_config
 from benchmark.config.config_folders import SOURCE_ROOT as ROOT
 from benchmark.config.config_folders import group_files
 from benchmark.records.atomic_io import atomic_write_text
+from benchmark.records.run_record import git_commit
 from benchmark.training.cuda_graphs import CompiledLoss
 from benchmark.training.optimisation import parameter_groups, sync_free
 from models.batch import PREPARED, prepare_batch
@@ -371,6 +372,7 @@ def _bench(settings: dict) -> int:
         "machine": {**machine_info(torch.device("cpu")), "load_average_before": load_average(),
                     "bf16": torch.backends.mkldnn.is_available()
                     and torch.ops.mkldnn._is_mkldnn_bf16_supported()},
+        "commit": git_commit(),  # the code measured
         "settings": {**settings, "nips": str(settings["nips"]), "out": str(settings["out"])},
         "data": "NIPS abstracts" if settings["nips"] else "NIPS-like synthetic abstracts",
         "targets": {},

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmark.bench import compile as bench_compile
+from benchmark.records.run_record import git_commit
 
 
 def test_the_record_holds_every_figure_of_each_target(tmp_path: Path, monkeypatch, capsys):
@@ -21,6 +22,7 @@ def test_the_record_holds_every_figure_of_each_target(tmp_path: Path, monkeypatc
     assert code == 0
     record = json.loads(out.read_text())
     assert record["data"] == "NIPS-like synthetic abstracts"
+    assert record["commit"] == git_commit()  # the code measured
     result = record["targets"]["lstm_ptrnet"]
     assert result["eager"]["host_syncs"] == 0 and result["eager"]["operators_per_step"] > 100
     assert result["eager"]["buckets"] == "length buckets planned on the host"
