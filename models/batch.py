@@ -23,6 +23,12 @@ REQUIRED_KEYS = ("tokens", "token_lengths", "sentence_mask", "n_sentences")
 PREPARED = "prepared"  # the batch's host-side inputs (`prepare_batch`), a dict
 
 
+def bucket(size: int, floor: int = 1) -> int:
+    """The smallest power of two that is at least `size` and at least `floor`: the few
+    shapes a compiled step's inputs are padded to (`prepare_batch`'s `fixed_shapes`)."""
+    return max(floor, 1 << max(size - 1, 0).bit_length())
+
+
 def check_batch(batch: dict) -> None:
     """Raise ValueError naming the offending key unless `batch` has the contract's keys,
     dtypes and shapes (no value is read)."""

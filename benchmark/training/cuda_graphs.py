@@ -37,17 +37,12 @@ import torch.fx.experimental._config as shape_config
 from torch import Tensor, nn
 
 from data.collate import padded_to
-from models.batch import PREPARED, prepare_batch
+from models.batch import PREPARED, bucket, prepare_batch
 
 SENTENCE_FLOOR = 4  # the smallest sentence bucket
 TOKEN_FLOOR = 16  # the smallest word bucket
 RECOMPILE_LIMIT = 64  # graphs torch.compile keeps per function (its default, 8, is too few)
 DYNAMIC = True
-
-
-def bucket(size: int, floor: int) -> int:
-    """The smallest power of two that is at least `size` and at least `floor`."""
-    return max(floor, 1 << max(size - 1, 0).bit_length())
 
 
 def bucketed(batch: dict, words: bool = True) -> dict:

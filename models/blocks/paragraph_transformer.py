@@ -32,6 +32,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from models.batch import bucket
 from models.blocks.host_text_inputs import HostTextInputs
 from models.blocks.pretrained import encoder_mask, load_pretrained
 
@@ -146,7 +147,7 @@ class PretrainedParagraphEncoder(HostTextInputs):
         joined = [self.joined(document) for document in texts]
         length = max(len(ids) for ids, _ in joined)
         if fixed_shapes:
-            length = min(max(SHAPE_FLOOR, 1 << (length - 1).bit_length()), self.positions)
+            length = min(bucket(length, SHAPE_FLOOR), self.positions)
         input_ids = torch.full((len(texts), length), self.pad, dtype=torch.long)  # (B, L)
         owner = torch.full((len(texts), length), -1, dtype=torch.long)  # (B, L)
         for row, (ids, owners) in enumerate(joined):

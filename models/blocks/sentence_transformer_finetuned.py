@@ -46,6 +46,7 @@ from contextlib import contextmanager
 import torch
 from torch import Tensor, nn
 
+from models.batch import bucket
 from models.blocks.host_text_inputs import HostTextInputs
 from models.blocks.masked_ops import into_slots, length_mask, masked_mean, sentence_slots
 from models.blocks.pretrained import VectorStores, encoder_mask, load_pretrained, resolve_encoder
@@ -145,8 +146,7 @@ class FineTunedSentenceEncoder(HostTextInputs):
         the same within a sentence bucket (their sizes are symbolic)."""
         flat = [text for document in texts for text in document]
         counts = torch.tensor([len(document) for document in texts])  # (B,)
-        slots = (1 << (len(texts) - 1).bit_length()) * num
-        parts = -(-slots // self.batch_size) if fixed_shapes else None
+        parts = -(-bucket(len(texts)) * num // self.batch_size) if fixed_shapes else None
         if self.cache_frozen:
             self._fill(flat, next(self.model.parameters()).device)
             states = [self._states[text] for text in flat]  # (t_i, H) float16
