@@ -1,6 +1,7 @@
 """Unit tests of the encoder, attention and decoder parts the presets are built from."""
 
 import math
+import shutil
 
 import pytest
 import torch
@@ -94,6 +95,8 @@ def test_sentence_cnn_compiled_convolves_the_unfolded_windows_alike(plan):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(not any(map(shutil.which, ("g++", "c++", "clang++"))),
+                    reason="inductor on a CPU needs a C++ compiler; none on PATH")
 def test_sentence_cnn_compiled_by_inductor_keeps_the_words_symbolic():
     """inductor's own convolution would compile again at each number of words; the
     unfolded product does not (3 lengths, the graphs of the first)."""
