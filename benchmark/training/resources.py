@@ -5,11 +5,13 @@ system, `resource.getrusage`) does much less, so the cost of a run is counted in
 seconds: `ResourceMeter` records the CPU seconds of every training epoch (its validation
 pass included), carried across resumes in the checkpoints (plain floats, so they load
 with `weights_only=True`), and `resources` gives the record's
-`{train_cpu_seconds, cpu_seconds_per_epoch, threads_per_epoch, cpu_seconds_to_selected,
-peak_rss_mb}`: `cpu_seconds_to_selected` is what training cost up to the end of the epoch
-selected on valid, the price of the run's test figures; `threads_per_epoch` the PyTorch
-threads each epoch ran with (a run resumed with other threads is recorded as it ran, not as
-its last launch; the record's `environment` is the last launch's). An epoch the meter did
+`{train_cpu_seconds, cpu_seconds_per_epoch, threads_per_epoch, precision_per_epoch,
+cpu_seconds_to_selected, peak_rss_mb}`: `cpu_seconds_to_selected` is what training cost up
+to the end of the epoch selected on valid, the price of the run's test figures;
+`threads_per_epoch` the PyTorch threads each epoch ran with and `precision_per_epoch`
+Lightning's precision (`trainer.precision: auto` resolves per machine, so a run resumed on a
+machine with or without bf16 is recorded as it ran, not as its last launch; the record's
+`environment` is the last launch's). An epoch the meter did
 not see (trained before a resume from a checkpoint that holds no meter state) is `null`,
 and a sum that needs it is `null`: an uncounted cost is never reported as a small one.
 `peak_rss_mb` is the peak resident memory (Linux `ru_maxrss`) of the process that finished
@@ -39,12 +41,13 @@ def peak_rss_mb() -> float:
 
 
 class ResourceMeter(pl.Callback):
-    """The CPU seconds of every training epoch (training steps and validation) and the
-    PyTorch threads it ran with."""
+    """The CPU seconds of every training epoch (training steps and validation), and the
+    PyTorch threads and Lightning precision it ran with."""
 
     def __init__(self) -> None:
         self.per_epoch: list[float] = []
         self.threads: list[int | None] = []  # None: an epoch of a checkpoint that kept none
+        self.precision: list[str | None] = []
         self._start: float | None = None
 
     def on_train_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
@@ -55,23 +58,29 @@ class ResourceMeter(pl.Callback):
         if self._start is not None:
             self.per_epoch.append(round(cpu_seconds() - self._start, 3))
             self.threads.append(torch.get_num_threads())
+            self.precision.append(str(trainer.precision))
             self._start = None
 
     def state_dict(self) -> dict:
         return {"cpu_seconds_per_epoch": list(self.per_epoch),
-                "threads_per_epoch": list(self.threads)}
+                "threads_per_epoch": list(self.threads),
+                "precision_per_epoch": list(self.precision)}
 
     def load_state_dict(self, state_dict: dict) -> None:
         self.per_epoch = [float(s) for s in state_dict.get("cpu_seconds_per_epoch", [])]
-        self.threads = _last(list(state_dict.get("threads_per_epoch", [])), len(self.per_epoch))
+        epochs = len(self.per_epoch)
+        self.threads = _last(list(state_dict.get("threads_per_epoch", [])), epochs)
+        self.precision = _last(list(state_dict.get("precision_per_epoch", [])), epochs)
 
 
-def epoch_costs(trainer: pl.Trainer) -> tuple[list[float], list[int | None]]:
-    """The CPU seconds and threads of every training epoch so far (the trainer's
+def epoch_costs(trainer: pl.Trainer) -> tuple[list[float], list[int | None], list[str | None]]:
+    """The CPU seconds, threads and precision of every training epoch so far (the trainer's
     `ResourceMeter`). Read it right after `fit`: a later `validate` or `test` from a
     checkpoint restores the callbacks' state of that checkpoint."""
     meter = next((c for c in trainer.callbacks if isinstance(c, ResourceMeter)), None)
-    return (list(meter.per_epoch), list(meter.threads)) if meter is not None else ([], [])
+    if meter is None:
+        return [], [], []
+    return list(meter.per_epoch), list(meter.threads), list(meter.precision)
 
 
 def _total(seconds: list[float | None]) -> float | None:
@@ -88,8 +97,10 @@ def _last(values: list, epochs: int) -> list:
 
 
 def resources(per_epoch: list[float], best_epoch: int | None, epochs: int,
-              threads: list[int | None] | None = None) -> dict:
-    """The record's `resources` from the CPU seconds and threads the meter counted, the last
+              threads: list[int | None] | None = None,
+              precision: list[str | None] | None = None) -> dict:
+    """The record's `resources` from the CPU seconds, threads and precision the meter
+    counted, the last
     `epochs` epochs of the training (the earlier ones, trained before the meter's state was
     kept in the checkpoints, become None); `best_epoch` counts from 1 (None: nothing was
     trained)."""
@@ -98,6 +109,7 @@ def resources(per_epoch: list[float], best_epoch: int | None, epochs: int,
         "train_cpu_seconds": _total(every_epoch) if epochs else 0.0,
         "cpu_seconds_per_epoch": every_epoch,
         "threads_per_epoch": _last(threads or [], epochs),
+        "precision_per_epoch": _last(precision or [], epochs),
         "cpu_seconds_to_selected": _total(every_epoch[:best_epoch]) if best_epoch else None,
         "peak_rss_mb": round(peak_rss_mb(), 1),
         **({"gpu_peak_mib": round(torch.cuda.max_memory_allocated() / 2**20, 1)}

@@ -28,6 +28,7 @@ class FittedRun:
     progress: dict  # epochs, best_epoch, steps, stopped_by (benchmark.training.progress)
     cpu_seconds_per_epoch: list[float]  # benchmark.training.resources
     threads_per_epoch: list[int | None]
+    precision_per_epoch: list[str | None]
 
 
 def fit(spec: RunSpec, built: BuiltRun, plan: RunPlan) -> FittedRun:

@@ -54,6 +54,7 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path: Path):
     threads = record["resources"]["threads_per_epoch"]
     assert threads[0] == 1 and threads[-1] == 2 and set(threads) == {1, 2}, threads
     assert record["environment"]["threads"] == 2  # the last launch's
+    assert record["resources"]["precision_per_epoch"] == ["32-true"] * EPOCHS
     # both sessions logged to the same W&B run
     sessions = sorted((run_dir / "wandb").glob("offline-run-*"))
     assert len(sessions) == 2 and all(s.name.endswith(f"-{wandb_id}") for s in sessions)

@@ -34,6 +34,17 @@ def test_threads_are_kept_per_epoch_and_none_where_a_checkpoint_kept_none():
     assert meter.threads == [None, None]
     meter.load_state_dict({"cpu_seconds_per_epoch": [5.0, 6.0], "threads_per_epoch": [1, 2]})
     assert meter.state_dict() == {"cpu_seconds_per_epoch": [5.0, 6.0],
-                                  "threads_per_epoch": [1, 2]}  # fmt: skip
+                                  "threads_per_epoch": [1, 2],
+                                  "precision_per_epoch": [None, None]}  # fmt: skip
     meter.load_state_dict({"cpu_seconds_per_epoch": [], "threads_per_epoch": [1]})
     assert meter.threads == []  # one per counted epoch, never more
+
+
+def test_precision_is_kept_per_epoch_as_the_machines_resolved_it():
+    # `trainer.precision: auto` is bf16 on one machine and float32 on the next
+    cost = resources([2.0, 3.0], best_epoch=2, epochs=3, precision=["bf16-mixed", "32-true"])
+    assert cost["precision_per_epoch"] == [None, "bf16-mixed", "32-true"]
+    meter = ResourceMeter()
+    meter.load_state_dict({"cpu_seconds_per_epoch": [5.0, 6.0],
+                           "precision_per_epoch": ["bf16-mixed"]})  # fmt: skip
+    assert meter.precision == [None, "bf16-mixed"]
