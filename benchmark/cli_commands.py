@@ -322,6 +322,23 @@ BENCH_ENCODER = Command(
     ),
     "benchmark.bench.encoder_cost:main", call="keys",
 )  # fmt: skip
+BENCH_ENCODER_MEMORY = Command(
+    "bench encoder-memory", "peak memory of a pretrained paragraph encoder's training steps "
+    "under settings of glibc's allocator and oneDNN's cache, each in its own process",
+    (
+        Key("nips", "the NIPS abstracts (nseg layout, or train/valid/test.jsonl)",
+            required=True, metavar="DIR"),
+        Key("encoder", "a model.net.encoder name or folder", "mpnet", metavar="NAME"),
+        Key("settings", "default, onednn16, onednn16_mmap8m, mmap128k", kind="list",
+            metavar="A,B", shown="all four"),
+        Key("preset", "the paragraph preset", "paragraph_ptrnet", metavar="NAME"),
+        _count("steps", "training steps in each process (the epoch's first batches)", 30),
+        _count("threads", "PyTorch threads", 1),
+        _count("seed", "initial weights and the epoch's batches", 0, minimum=0),
+        Key("out", "also write the rows as JSON to FILE", metavar="FILE"),
+    ),
+    "benchmark.bench.encoder_memory:main", call="keys",
+)  # fmt: skip
 BENCH_SCALE = Command(
     "bench scale", "memory and time of preparing and training on corpora of growing size",
     (
@@ -453,8 +470,8 @@ WEIGHTS = Command(
 
 COMMANDS = (
     TRAIN, EVALUATE, SCORE, COMPARE, PREDICT, LEADERBOARD, PLOTS, SITE, ARCHIVE, PRESENTATION,
-    BENCH, BENCH_PROFILE, BENCH_COMPILE, BENCH_TSORT, BENCH_ENCODER, BENCH_SCALE, BENCH_CLI,
-    BENCH_GPU_KIT,
+    BENCH, BENCH_PROFILE, BENCH_COMPILE, BENCH_TSORT, BENCH_ENCODER, BENCH_ENCODER_MEMORY,
+    BENCH_SCALE, BENCH_CLI, BENCH_GPU_KIT,
     BENCH_GPU_CHECK, DATACARD, PREPARE, SWEEP_RUN, SWEEP_LIST, SWEEP_SUMMARY, PARAMS, PRESETS,
     WEIGHTS,
 )  # the order of `orderbench --help`; the studies' commands follow

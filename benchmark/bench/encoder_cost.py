@@ -44,6 +44,14 @@ PATHS = (("shape", "32"), ("tokens", "32"), ("tokens", "bf16"))
 BATCH = 8  # BERSON's NIPS batch
 
 
+def training_split(nips: Path):
+    """The NIPS training split (an nseg folder, or a folder of train/valid/test JSONL)."""
+    reader = JsonlReader(str(nips)) if (nips / "train.jsonl").is_file() else NipsReader(str(nips))
+    data = OrderingData(reader, "nips", batch_size=BATCH)
+    data.setup()
+    return data.datasets["train"]
+
+
 def epoch_batches(dataset, bucket_by: str, seed: int) -> list[list[tuple[int, int]]]:
     return list(BucketBatchSampler(dataset.sizes(bucket_by), BATCH, shuffle=True, seed=seed))
 
@@ -85,10 +93,7 @@ def encoder_rows(name: str, nips: Path, preset: str, paths, steps: int, warmup: 
     """One row per path of `name` under `preset`."""
     from models.registry import get_preset
 
-    reader = JsonlReader(str(nips)) if (nips / "train.jsonl").is_file() else NipsReader(str(nips))
-    data = OrderingData(reader, "nips", batch_size=BATCH)
-    data.setup()
-    dataset = data.datasets["train"]
+    dataset = training_split(nips)
     torch.manual_seed(seed)
     initial = get_preset(preset).build(None, encoder=name).state_dict()
     rows, base = [], None
