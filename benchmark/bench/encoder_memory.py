@@ -2,7 +2,7 @@
 encoder's training steps under settings of the C allocator and of oneDNN, each setting in
 its own process, with its CPU seconds a step and ratios to the default, in one run.
 
-Training all-mpnet-base-v2 on NIPS held ~13 GB resident on the CPU, several times its live
+Training all-mpnet-base-v2 on NIPS held 12-14 GiB resident on the CPU, several times its live
 tensors (docs/performance.md, "The memory of a BERT-base-sized run"). The batches grouped by
 tokens change shape at every step, and two caches keep what each shape left: glibc's heap
 keeps the freed blocks, and oneDNN keeps up to 1024 primitives (one per new shape). The
