@@ -64,6 +64,7 @@ def main(nips: str, encoder: str = "mpnet", settings: list[str] | None = None,
          preset: str = "paragraph_ptrnet", steps: int = 30, threads: int = 1, seed: int = 0,
          out: str | None = None) -> int:
     """Run every setting in a child process; print the table (and write it to `out`)."""
+    from benchmark.bench.encoder_cost import BATCH
     from benchmark.bench.machine import cpu_model
     from benchmark.bench.table import markdown_table
 
@@ -89,8 +90,8 @@ def main(nips: str, encoder: str = "mpnet", settings: list[str] | None = None,
     machine = f"{cpu_model()}, {threads} threads"
     columns = ["setting", "precision", "peak_rss_gib", "memory_ratio", "step_s_mean",
                "step_cpu_s_mean", "cpu_ratio"]
-    print(f"{preset} with {encoder}, {steps} NIPS training batches of 8 (bucket_by=tokens), "
-          f"{machine}")
+    print(f"{preset} with {encoder}, {steps} NIPS training batches of {BATCH} "
+          f"(bucket_by=tokens), {machine}")
     print(markdown_table(columns, [[str(row[c]) for c in columns] for row in rows]))
     if out:
         Path(out).write_text(json.dumps({"cpu": machine, "encoder": encoder, "steps": steps,

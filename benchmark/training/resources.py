@@ -100,10 +100,9 @@ def resources(per_epoch: list[float], best_epoch: int | None, epochs: int,
               threads: list[int | None] | None = None,
               precision: list[str | None] | None = None) -> dict:
     """The record's `resources` from the CPU seconds, threads and precision the meter
-    counted, the last
-    `epochs` epochs of the training (the earlier ones, trained before the meter's state was
-    kept in the checkpoints, become None); `best_epoch` counts from 1 (None: nothing was
-    trained)."""
+    counted, the last `epochs` epochs of the training (the earlier ones, trained before the
+    meter's state was kept in the checkpoints, become None); `best_epoch` counts from 1
+    (None: nothing was trained)."""
     every_epoch: list[float | None] = _last(per_epoch, epochs)
     return {
         "train_cpu_seconds": _total(every_epoch) if epochs else 0.0,
