@@ -318,6 +318,8 @@ BENCH_ENCODER = Command(
         _count("warmup", "untimed steps before them", 2, minimum=0),
         _count("threads", "PyTorch threads", None, shown="PyTorch's default"),
         _count("seed", "initial weights and the epoch's batches", 0, minimum=0),
+        _flag("compiled", "also the last path with its loss compiled as compile=true trains "
+              "it (inductor; minutes of compiling)", False),
         Key("out", "also write the rows as JSON to FILE", metavar="FILE"),
     ),
     "benchmark.bench.encoder_cost:main", call="keys",

@@ -56,8 +56,8 @@ def train_and_measure(encoder: str, nips: str, preset: str, steps: int, threads:
     times = time_path(net, dataset, epoch_batches(dataset, "tokens", seed), steps, 0, bf16)
     return {"precision": "bf16" if bf16 else "32",
             "peak_rss_gib": round(peak_rss_mb() / 1024, 2),
-            "step_s_mean": round(statistics.mean(wall for wall, _ in times), 3),
-            "step_cpu_s_mean": round(statistics.mean(cpu for _, cpu in times), 3)}
+            "step_s_mean": round(statistics.mean(wall for wall, _, _ in times), 3),
+            "step_cpu_s_mean": round(statistics.mean(cpu for _, cpu, _ in times), 3)}
 
 
 def main(nips: str, encoder: str = "mpnet", settings: list[str] | None = None,
