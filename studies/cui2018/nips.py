@@ -244,7 +244,9 @@ PLACE_KEYS = ("variant", "variant_tag")
 
 def ablation_pairs(runs: Sequence[Run], variant: str = VARIANT) -> list[tuple[Run, Run]]:
     """(row run, other run): each NIPS run of a row's preset whose variant is no row's (an
-    ablation: one named change, run at the same budget), beside the row's run of its seed."""
+    ablation: a named change, such as a longer budget as a shorter one's evidence), beside
+    the run of its seed in a row of its preset: one of its own encoder first, then the one
+    it differs from in the fewest keys."""
     row_keys = {(row.preset, row.run_variant(variant)) for row in rows()}
     base = {(run.preset, run.variant, run.seed): run for run in runs
             if run.dataset == DATASET and (run.preset, run.variant) in row_keys}  # fmt: skip
@@ -252,20 +254,29 @@ def ablation_pairs(runs: Sequence[Run], variant: str = VARIANT) -> list[tuple[Ru
     for run in runs:
         if run.dataset != DATASET or (run.preset, run.variant) in row_keys:
             continue
-        variants = [row.run_variant(variant) for row in rows() if row.preset == run.preset]
-        match = next((base[key] for row_variant in variants
-                      if (key := (run.preset, row_variant, run.seed)) in base), None)  # fmt: skip
-        if match is not None:
-            pairs.append((match, run))
+        candidates = [base[key] for row in rows() if row.preset == run.preset
+                      if (key := (run.preset, row.run_variant(variant), run.seed)) in base]
+        if candidates:  # min keeps the first of equals: rows in the page's order
+            pairs.append((min(candidates, key=lambda row_run: (
+                encoder(row_run) != encoder(run), len(changes(row_run, run)))), run))
     return sorted(pairs, key=lambda pair: (pair[1].preset, pair[1].variant, pair[1].seed))
 
 
-def what_changed(base: Run, other: Run) -> str:
+def encoder(run: Run) -> str | None:
+    """The run's `model.net.encoder` (None: its preset's own)."""
+    return run.record["config"]["model"].get("net", {}).get("encoder")
+
+
+def changes(base: Run, other: Run) -> list[str]:
     """The config keys where `other` differs from `base`, as `key=value` (place keys out)."""
-    changes = changed_keys(identity_config(base.record["config"]),
+    changed = changed_keys(identity_config(base.record["config"]),
                            identity_config(other.record["config"]))  # fmt: skip
-    changed = [f"{key}={now!r}" for key, _, now in changes if key.split(".")[0] not in PLACE_KEYS]
-    return ", ".join(changed) or "nothing (a rerun)"
+    return [f"{key}={now!r}" for key, _, now in changed if key.split(".")[0] not in PLACE_KEYS]
+
+
+def what_changed(base: Run, other: Run) -> str:
+    """`changes` as the page writes them."""
+    return ", ".join(changes(base, other)) or "nothing (a rerun)"
 
 
 def ablation_table(runs: Sequence[Run], variant: str = VARIANT,
@@ -297,8 +308,9 @@ def ablation_lines(ablations: pd.DataFrame) -> list[str]:
         return []
     lines = [
         "", "## Ablations", "",
-        "Runs of a row's preset with one named change (`+ablation=...` or a key), at the same "
-        "budget, beside the row's run of the same seed: tau, the difference paired on the "
+        "Runs of a row's preset with a named change (`+ablation=...`, a key, or a budget as "
+        "the evidence for a row's shorter one), beside the run of the same seed in the row of "
+        "that preset they differ from least: tau, the difference paired on the "
         "test documents with its 95% interval and permutation p (one run a side, so document "
         "variation only; `orderbench compare` gives the same figures; † kept from the "
         "page's earlier table, its runs not in this runs folder).",

@@ -162,6 +162,26 @@ def test_an_ablation_run_is_set_beside_the_rows_run_of_its_seed(runs: Path):
     assert line.startswith("| attordernet | `widths_e100` | `model.net.hidden_dim=1024` | 1 |")
 
 
+def test_a_longer_budgets_run_is_the_evidence_beside_the_row_of_its_own_encoder(runs: Path):
+    """The 20-epoch mpnet run that named the shorter budget is paired with the mpnet row's
+    run of its seed (one key apart), not with the MiniLM row's (the encoder apart too)."""
+    from studies.cui2018.nips import ablation_table
+
+    mpnet = {"encoder": "mpnet", "decay_epochs": 10}
+    write_run(runs, "paragraph_ptrnet", 0, 0.9, dataset="nips", variant="berson_e20",
+              net={"decay_epochs": 20})
+    write_run(runs, "paragraph_ptrnet", 0, 0.95, dataset="nips", variant="berson_e20_mpnet",
+              net={**mpnet, "decay_epochs": 20})
+    (alone,) = ablation_table(collect_runs(runs), n_resamples=200).to_dict("records")
+    assert alone["base_variant"] == "berson_e20"  # the only row run of its seed so far
+    assert alone["changed"] == "model.net.encoder='mpnet'"
+    write_run(runs, "paragraph_ptrnet", 0, 0.97, dataset="nips", variant="berson_e10_mpnet",
+              net=mpnet)
+    (row,) = ablation_table(collect_runs(runs), n_resamples=200).to_dict("records")
+    assert (row["variant"], row["base_variant"]) == ("berson_e20_mpnet", "berson_e10_mpnet")
+    assert row["changed"] == "model.net.decay_epochs=20"
+
+
 def test_the_gpu_figure_is_an_estimate_from_the_profile_scaled_to_the_run():
     from benchmark.records.run_collection import Run
     from studies.cui2018.nips_cost import LAUNCH_SECONDS, gpu_training_seconds, short_commit
@@ -197,7 +217,7 @@ def test_the_rows_are_the_sweeps_experiments_and_every_label_is_of_one():
         "attordernet_released"}  # the reproduction page's row
     first = [(r.preset, r.tag) for r in rows()][:2]
     assert first == [("lstm_ptrnet", "_cui"), ("cnn_ptrnet", "_cui")]
-    assert (minilm.variant, mpnet.variant, mpnet.encoder) == ("berson_e20", "berson_e20_mpnet",
+    assert (minilm.variant, mpnet.variant, mpnet.encoder) == ("berson_e20", "berson_e10_mpnet",
                                                               "mpnet")
     assert [(r.preset, r.run_variant("repro_e100")) for r in rows()[10:13]] == [
         (preset, minilm.variant) for preset in minilm.presets]
@@ -358,7 +378,7 @@ def test_a_bert_base_row_is_paired_with_attordernet_and_the_minilm_row_of_its_he
     for seed in range(3):
         write_run(runs, "paragraph_ptrnet", seed, 0.9, dataset="nips", variant="berson_e20")
         write_run(runs, "paragraph_ptrnet", seed, 0.97, dataset="nips",
-                  variant="berson_e20_mpnet", net={"encoder": "mpnet"})
+                  variant="berson_e10_mpnet", net={"encoder": "mpnet"})
     table, tests = build(collect_runs(runs), n_resamples=200)
     mpnet = "pretrained paragraph encoder + pointer, all-mpnet-base-v2"
     pairs = [(test["row"], test["against"]) for test in tests["tests"]]
@@ -367,7 +387,7 @@ def test_a_bert_base_row_is_paired_with_attordernet_and_the_minilm_row_of_its_he
                      (mpnet, "ATTOrderNet"),
                      (mpnet, "pretrained paragraph encoder + pointer")]  # fmt: skip
     assert all(test["p"] <= test["p_holm"] for test in tests["tests"])
-    assert table.set_index("row").loc[mpnet, "variant"] == "berson_e20_mpnet"
+    assert table.set_index("row").loc[mpnet, "variant"] == "berson_e10_mpnet"
     page = markdown(table, tests, "repro_e100", ["0" * 40])
     assert "Holm-corrected over the page's 4 comparisons" in page
     assert f"| {mpnet} | pretrained paragraph encoder + pointer | +" in page
