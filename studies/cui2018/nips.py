@@ -258,13 +258,9 @@ def ablation_pairs(runs: Sequence[Run], variant: str = VARIANT) -> list[tuple[Ru
                       if (key := (run.preset, row.run_variant(variant), run.seed)) in base]
         if candidates:  # min keeps the first of equals: rows in the page's order
             pairs.append((min(candidates, key=lambda row_run: (
-                encoder(row_run) != encoder(run), len(changes(row_run, run)))), run))
+                row_run.config_value(ENCODER_KEY) != run.config_value(ENCODER_KEY),
+                len(changes(row_run, run)))), run))
     return sorted(pairs, key=lambda pair: (pair[1].preset, pair[1].variant, pair[1].seed))
-
-
-def encoder(run: Run) -> str | None:
-    """The run's `model.net.encoder` (None: its preset's own)."""
-    return run.record["config"]["model"].get("net", {}).get("encoder")
 
 
 def changes(base: Run, other: Run) -> list[str]:
@@ -310,10 +306,10 @@ def ablation_lines(ablations: pd.DataFrame) -> list[str]:
         "", "## Ablations", "",
         "Runs of a row's preset with a named change (`+ablation=...`, a key, or a budget as "
         "the evidence for a row's shorter one), beside the run of the same seed in the row of "
-        "that preset they differ from least: tau, the difference paired on the "
-        "test documents with its 95% interval and permutation p (one run a side, so document "
-        "variation only; `orderbench compare` gives the same figures; † kept from the "
-        "page's earlier table, its runs not in this runs folder).",
+        "that preset and their own encoder, else the row they differ from least: tau, the "
+        "difference paired on the test documents with its 95% interval and permutation p (one "
+        "run a side, so document variation only; `orderbench compare` gives the same figures; "
+        "† kept from the page's earlier table, its runs not in this runs folder).",
         "",
         "| preset | variant | what changed | seed | tau, row's run | tau | Δ tau [95% CI] | p |",
         "|---|---|---|---:|---:|---:|---|---:|",
