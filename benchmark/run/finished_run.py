@@ -31,6 +31,7 @@ from hydra.errors import InstantiationException
 from omegaconf import DictConfig, OmegaConf
 from torch import nn
 
+from benchmark.config.checks import ConfigError
 from benchmark.records.run_record import RECORD_NAME, SELECTED_CHECKPOINT, VOCAB_NAME
 from benchmark.records.seal import read_verified_record, sealed_digest, text_sha256
 from benchmark.run.model_builder import build_net, configured_preset
@@ -211,8 +212,12 @@ def _load_net(run_dir: Path, config: DictConfig, vocab: Vocab) -> nn.Module:
         if config.model.get("embeddings")
         else None
     )
-    net = build_net(config, len(vocab), pretrained)
-    if not configured_preset(config).trainable:
+    try:
+        net = build_net(config, len(vocab), pretrained)
+        trainable = configured_preset(config).trainable
+    except ConfigError as error:  # e.g. a record made before its preset's module moved
+        raise RunError(f"{run_dir}: its config no longer builds a model: {error}") from None
+    if not trainable:
         return net.eval()
     checkpoint = run_dir / CHECKPOINT_PATH
     if not checkpoint.is_file():

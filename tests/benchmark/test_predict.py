@@ -13,7 +13,7 @@ from fixtures_train import train
 
 from benchmark.predict import main, sentences_of, unknown_words_note
 from benchmark.records.run_record import VOCAB_NAME
-from benchmark.run.finished_run import load_finished_run
+from benchmark.run.finished_run import RunError, load_finished_run
 from data.readers.synthetic import SyntheticReader
 from data.sentence_split import split_sentences
 from data.tokenize import tokenize
@@ -137,7 +137,14 @@ def test_errors_are_one_line_with_exit_status_2(run_dir: Path, tmp_path: Path, c
     shutil.copytree(run_dir, no_dataset)
     (no_dataset / VOCAB_NAME).unlink()
     edit_record(no_dataset, unreadable_dataset)
+    moved = tmp_path / "moved"  # a record made before its preset's module moved
+    shutil.copytree(run_dir, moved)
+    edit_record(moved, lambda record: record["config"]["model"]["net"].update(
+        _target_="models.presets.moved_away.lstm_ptrnet"))
+    with pytest.raises(RunError, match="its config no longer builds a model"):
+        load_finished_run(moved)  # a RunError: `orderbench presentation` goes on past it
     cases = {
+        "its config no longer builds a model": [f"run={moved}", f"input={text}"],
         "the vocabulary cannot be rebuilt": [f"run={no_dataset}", f"input={text}"],
         "no such run directory": [f"run={tmp_path / 'missing'}", f"input={text}"],
         "no checkpoint": [f"run={no_checkpoint}", f"input={text}"],
