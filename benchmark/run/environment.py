@@ -16,6 +16,11 @@ import torch
 
 from benchmark.run.processes import SHARED_GPU
 
+# Variables read when a process starts that change its memory, not its figures (oneDNN's
+# primitive cache, glibc's malloc): docs/performance.md, "The memory of a BERT-base-sized run".
+MEMORY_VARIABLES = ("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "MALLOC_MMAP_THRESHOLD_",
+                    "MALLOC_TRIM_THRESHOLD_", "MALLOC_ARENA_MAX")
+
 
 def _cpu_name() -> str:
     """The CPU model from /proc/cpuinfo (Linux), else what `platform` knows."""
@@ -40,7 +45,9 @@ def run_environment(
     `precision` the Trainer's (`trainer.precision: auto` resolved on this machine);
     `runs_per_gpu` how many runs shared its GPU (set by the sweep's launcher);
     `encoders` what each pretrained encoder of `net` was read from (its name, folder and
-    version or hub revision: `models.blocks.pretrained.load_pretrained`).
+    version or hub revision: `models.blocks.pretrained.load_pretrained`);
+    `memory_variables` those of `MEMORY_VARIABLES` set in the run's environment, so a
+    record's peak memory says under which allocator settings it was reached.
     """
     device = torch.device(device)
     name = (
@@ -61,7 +68,13 @@ def run_environment(
         **({"precision": str(precision)} if precision is not None else {}),
         **({"runs_per_gpu": int(shared)} if (shared := os.environ.get(SHARED_GPU)) else {}),
         **({"encoders": encoders} if (encoders := pretrained_encoders(net)) else {}),
+        **({"memory_variables": memory} if (memory := memory_variables()) else {}),
     }
+
+
+def memory_variables() -> dict[str, str]:
+    """The variables of `MEMORY_VARIABLES` set in this process's environment."""
+    return {name: os.environ[name] for name in MEMORY_VARIABLES if name in os.environ}
 
 
 def pretrained_encoders(net: torch.nn.Module | None) -> list[dict]:

@@ -59,3 +59,14 @@ def test_environment_records_threads_versions_and_determinism():
     assert environment["torch"] == torch.__version__ and environment["device"] == "cpu"
     assert environment["deterministic"] is False
     assert environment["deterministic_algorithms"] == torch.are_deterministic_algorithms_enabled()
+
+
+def test_environment_names_the_memory_settings_it_ran_under(monkeypatch):
+    """A record's peak memory depends on the allocator variables it was launched with."""
+    for name in ("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "MALLOC_MMAP_THRESHOLD_",
+                 "MALLOC_TRIM_THRESHOLD_", "MALLOC_ARENA_MAX"):
+        monkeypatch.delenv(name, raising=False)
+    assert "memory_variables" not in run_environment(torch.device("cpu"), deterministic=False)
+    monkeypatch.setenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "16")
+    environment = run_environment(torch.device("cpu"), deterministic=False)
+    assert environment["memory_variables"] == {"ONEDNN_PRIMITIVE_CACHE_CAPACITY": "16"}
