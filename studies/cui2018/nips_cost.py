@@ -34,6 +34,7 @@ GPU_CHECK = PROFILE.parent / "gpu-check-cuda-benches.json"
 BUNDLED_ENCODER = "all-MiniLM-L6-v2 (bundled)"
 BERT_BASE_SHAPE = "BERT-base shape (BertConfig defaults, random weights)"
 LAUNCH_SECONDS, GPU_FLOPS = 10e-6, 20e12
+MEMORY_MARK = " ‡"  # after the peak memory of a row whose seeds ran under memory variables
 
 
 def _every_epoch_counted(cost: dict | None, epochs: int | None) -> bool:
@@ -94,7 +95,8 @@ def run_cost(runs: Sequence[Run], profile: dict) -> dict:
     """Mean CPU seconds to the selected epoch and in all, peak memory; where a record did
     not count every epoch (it predates `resources`, or was resumed from a checkpoint made
     before them), the CPU time is estimated from its training wall time (`estimated`: how
-    many); the CPU models the runs were timed on (`environment.device_name`)."""
+    many); the CPU models the runs were timed on (`environment.device_name`); how many were
+    launched under memory variables (`environment.memory_variables`: they change the peak)."""
     to_selected, total, memory, estimated = [], [], [], 0
     for run in runs:
         cost = run.record.get("resources")
@@ -121,6 +123,8 @@ def run_cost(runs: Sequence[Run], profile: dict) -> dict:
     return {"cpu_s_to_selected": mean(to_selected), "cpu_s_total": mean(total),
             "peak_rss_mb": mean(memory), "cost_estimated": estimated,
             "cpu_models": CPU_SEPARATOR.join(sorted(cpus)),
+            "memory_settings": sum(bool(run.record.get("environment", {}).get("memory_variables"))
+                                   for run in runs),
             "wall_s_sum": float(sum(run.record.get("train_seconds") or 0 for run in runs)),
             "gpu_s_estimate": mean(gpu)}  # fmt: skip
 
@@ -206,9 +210,15 @@ def cost_lines(table: pd.DataFrame, min_runs: int) -> list[str]:
         lines.append(
             f"| {marked(r)}{short} | {shown(r['tau_mean'], 3)} | "
             f"{mark}{shown(r['cpu_s_to_selected'], 0)} | {mark}{shown(r['cpu_s_total'], 0)} | "
-            f"{shown(r['peak_rss_mb'], 0)} | {shown(r['gpu_s_estimate'], 0)} | "
+            f"{shown(r['peak_rss_mb'], 0)}{MEMORY_MARK if _memory_set(r) else ''} | "
+            f"{shown(r['gpu_s_estimate'], 0)} | "
             f"{len(_cpu_models(r)) or '—'} |"
         )
+    if any(_memory_set(r) for _, r in table.iterrows()):
+        lines += ["", f"{MEMORY_MARK.strip()}: a peak of seeds of which some or all were "
+                  "launched under memory variables (their records' "
+                  "`environment.memory_variables`: docs/performance.md, \"The memory of a "
+                  "BERT-base-sized run\"), which change the peak, not the figures."]
     lines += bert_base_lines(load_profile())
     hours = table["wall_s_sum"].sum() / 3600
     lines += ["", f"The {int(table['runs'].sum())} finished runs trained for {hours:.1f} hours in "
@@ -231,6 +241,12 @@ def cost_lines(table: pd.DataFrame, min_runs: int) -> list[str]:
                           "rows timed on different CPUs (docs/reproduction_nips.md gives each "
                           "machine's seconds an epoch).")
     return lines
+
+
+def _memory_set(row: pd.Series) -> bool:
+    """Whether any seed of a row of the table ran under memory variables (a kept line: no)."""
+    count = row.get("memory_settings")
+    return isinstance(count, (int, float)) and not math.isnan(count) and count > 0
 
 
 def _cpu_models(row: pd.Series) -> list[str]:

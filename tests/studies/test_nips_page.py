@@ -131,6 +131,32 @@ def test_the_cost_table_says_when_rows_were_timed_on_different_cpus(runs: Path):
     assert "were timed on 2 CPU models (CPU A; CPU B): their CPU seconds are not one" in page
 
 
+def test_the_cost_table_marks_a_peak_reached_under_memory_variables(runs: Path):
+    """The allocator variables a run was launched with change its peak memory: a row whose
+    seeds name some (`environment.memory_variables`) has its peak marked and explained."""
+
+    def measured(run_dir: Path, **memory: str) -> None:
+        def update(record: dict) -> None:
+            record["epochs"], record["best_epoch"] = 2, 1
+            record["resources"] = {"cpu_seconds_per_epoch": [10.0, 10.0], "peak_rss_mb": 1000.0,
+                                   "cpu_seconds_to_selected": 10.0, "train_cpu_seconds": 20.0}
+            record.setdefault("environment", {})["device_name"] = "CPU A"
+            if memory:
+                record["environment"]["memory_variables"] = memory
+        edit_record(run_dir, update)
+
+    for seed in range(3):
+        measured(runs / "nips" / "attordernet" / "repro_e100" / f"seed_{seed}")
+    page = markdown(*build(collect_runs(runs), n_resamples=200), "repro_e100", ["0" * 40])
+    assert "‡" not in page
+    measured(runs / "nips" / "attordernet" / "repro_e100" / "seed_2",
+             ONEDNN_PRIMITIVE_CACHE_CAPACITY="16")
+    page = markdown(*build(collect_runs(runs), n_resamples=200), "repro_e100", ["0" * 40])
+    [attordernet] = [line for line in page.splitlines() if line.startswith("| ATTOrderNet | 0.")]
+    assert "| 1000 ‡ |" in attordernet
+    assert "‡: a peak of seeds of which some or all were launched under memory variables" in page
+
+
 def test_the_page_section_holds_the_spread_of_the_order_reading_rows(runs: Path):
     from benchmark.report.presentation_spread import presentation_figures
     from studies.cui2018.nips import row_runs
