@@ -9,7 +9,7 @@ import torch
 from pytorch_lightning.callbacks import EarlyStopping, Timer
 from pytorch_lightning.callbacks.early_stopping import EarlyStoppingReason
 
-from benchmark.run.environment import run_environment
+from benchmark.run.environment import MEMORY_VARIABLES, run_environment
 from benchmark.training.progress import STOPPED_BY, best_epoch, stopped_by
 
 
@@ -63,8 +63,7 @@ def test_environment_records_threads_versions_and_determinism():
 
 def test_environment_names_the_memory_settings_it_ran_under(monkeypatch):
     """A record's peak memory depends on the allocator variables it was launched with."""
-    for name in ("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "MALLOC_MMAP_THRESHOLD_",
-                 "MALLOC_TRIM_THRESHOLD_", "MALLOC_ARENA_MAX"):
+    for name in MEMORY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     assert "memory_variables" not in run_environment(torch.device("cpu"), deterministic=False)
     monkeypatch.setenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "16")
