@@ -12,7 +12,10 @@ settings are environment variables read when a process starts:
 - `onednn16`: `ONEDNN_PRIMITIVE_CACHE_CAPACITY=16`;
 - `onednn16_mmap8m`: and `MALLOC_MMAP_THRESHOLD_=8388608` (blocks of 8 MiB or more mapped
   on their own and returned to the system when freed);
-- `mmap128k`: `MALLOC_MMAP_THRESHOLD_=131072` (every block of 128 KiB or more so).
+- `mmap128k`: `MALLOC_MMAP_THRESHOLD_=131072` (every block of 128 KiB or more so);
+- `bounded`: none of them in the environment, the run's own `cpu_memory: bounded` put into
+  effect inside the process (the suite's default: benchmark/config/cpu_memory.py), to show
+  that it bounds the memory as `onednn16_mmap8m` does.
 
 Each process trains the same first `steps` batches of the epoch (`bucket_by=tokens`, bf16
 autocast where the CPU has bf16 instructions, as the NIPS sweep of the mpnet rows) from the
@@ -29,18 +32,29 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchmark.config.cpu_memory import (
+    BOUNDED,
+    BOUNDED_VALUES,
+    DEFAULT,
+    MMAP_THRESHOLD,
+    ONEDNN_CACHE,
+    apply_cpu_memory,
+)
+
+# each setting: the variables its process starts with, and its `cpu_memory` setting
 SETTINGS = {
-    "default": {},
-    "onednn16": {"ONEDNN_PRIMITIVE_CACHE_CAPACITY": "16"},
-    "onednn16_mmap8m": {"ONEDNN_PRIMITIVE_CACHE_CAPACITY": "16",
-                        "MALLOC_MMAP_THRESHOLD_": str(8 * 2**20)},
-    "mmap128k": {"MALLOC_MMAP_THRESHOLD_": str(128 * 2**10)},
+    "default": ({}, DEFAULT),
+    "onednn16": ({ONEDNN_CACHE: BOUNDED_VALUES[ONEDNN_CACHE]}, DEFAULT),
+    "onednn16_mmap8m": (dict(BOUNDED_VALUES), DEFAULT),
+    "mmap128k": ({MMAP_THRESHOLD: str(128 * 2**10)}, DEFAULT),
+    "bounded": ({}, BOUNDED),
 }  # fmt: skip
 
 
 def train_and_measure(encoder: str, nips: str, preset: str, steps: int, threads: int,
-                      seed: int) -> dict:
+                      seed: int, cpu_memory: str) -> dict:
     """In this process: `steps` training steps -> peak memory and seconds a step."""
+    apply_cpu_memory(cpu_memory)
     import torch
 
     from benchmark.bench.encoder_cost import epoch_batches, time_path, training_split
@@ -74,10 +88,12 @@ def main(nips: str, encoder: str = "mpnet", settings: list[str] | None = None,
         raise SystemExit(f"bench encoder-memory: settings={','.join(unknown)}: not one of "
                          f"{', '.join(SETTINGS)}")
     rows, base = [], None
+    clean = {key: value for key, value in os.environ.items() if key not in BOUNDED_VALUES}
     for name in names:
-        job = json.dumps([encoder, nips, preset, steps, threads, seed])
+        variables, cpu_memory = SETTINGS[name]
+        job = json.dumps([encoder, nips, preset, steps, threads, seed, cpu_memory])
         done = subprocess.run([sys.executable, "-m", __name__, job], capture_output=True,
-                              text=True, env={**os.environ, **SETTINGS[name]})
+                              text=True, env={**clean, **variables})
         if done.returncode != 0:
             raise SystemExit(f"bench encoder-memory: setting {name} failed:\n{done.stderr[-3000:]}")
         row = {"setting": name, **json.loads(done.stdout.splitlines()[-1])}
@@ -95,7 +111,9 @@ def main(nips: str, encoder: str = "mpnet", settings: list[str] | None = None,
     print(markdown_table(columns, [[str(row[c]) for c in columns] for row in rows]))
     if out:
         Path(out).write_text(json.dumps({"cpu": machine, "encoder": encoder, "steps": steps,
-                                         "settings": SETTINGS, "rows": rows}, indent=1))
+                                         "settings": {
+            name: {"environment": variables, "cpu_memory": cpu_memory}
+            for name, (variables, cpu_memory) in SETTINGS.items()}, "rows": rows}, indent=1))
     return 0
 
 

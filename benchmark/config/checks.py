@@ -42,6 +42,7 @@ from hydra.utils import get_object, instantiate
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from benchmark.config.cpu_memory import SETTINGS as CPU_MEMORY_SETTINGS
 from benchmark.config.resolvers import GPU_ACCELERATORS, VALID_PREFIX
 from benchmark.config.run_path import path_problems
 from benchmark.config.threads import AUTO, thread_count_problem
@@ -146,6 +147,7 @@ SETTINGS = {
     "bootstrap_resamples": ("int", 1, False),
     "test_shuffles": ("int", 1, False),
     "cpu_threads": ("int", 1, True),
+    "cpu_memory": _choice(CPU_MEMORY_SETTINGS),
     "max_document_sentences": ("int", 2, True),
     "compile": ("bool", None, False),
     "cuda_graphs": ("bool", None, False),
@@ -181,7 +183,8 @@ SETTINGS = {
 }
 # keys that code reads with `.get` and a config may lack (a `+` override may add them)
 OPTIONAL_KEYS = frozenset({
-    "cpu_threads", "compile", "cuda_graphs", "rerun", "keep_last_checkpoint", "dataset.noise",
+    "cpu_threads", "cpu_memory", "compile", "cuda_graphs", "rerun", "keep_last_checkpoint",
+    "dataset.noise",
     "model.embeddings", "max_document_sentences", "model.embedding_dim", "model.optimizer",
     "model.scheduler",
     "test_shuffles", "variant_tag", "verbose",

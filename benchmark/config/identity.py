@@ -47,6 +47,7 @@ IGNORED_KEYS = (
     "trainer.enable_progress_bar",
     "trainer.log_every_n_steps",
     "dataset.datamodule.num_workers",  # loader processes; batches are the same
+    "cpu_memory",  # how freed memory is kept (benchmark/config/cpu_memory.py); never a figure
     "cpu_threads",  # like the machine: recorded in `environment`, not part of the id (rounding
     #                 can differ with it: docs/design.md, section 8)
 )

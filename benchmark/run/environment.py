@@ -14,12 +14,12 @@ import platform
 import pytorch_lightning as pl
 import torch
 
+from benchmark.config.cpu_memory import MMAP_THRESHOLD, ONEDNN_CACHE
 from benchmark.run.processes import SHARED_GPU
 
-# Variables read when a process starts that change its memory, not its figures (oneDNN's
-# primitive cache, glibc's malloc): docs/performance.md, "The memory of a BERT-base-sized run".
-MEMORY_VARIABLES = ("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "MALLOC_MMAP_THRESHOLD_",
-                    "MALLOC_TRIM_THRESHOLD_", "MALLOC_ARENA_MAX")
+# Variables that change a process's memory, not its figures (oneDNN's primitive cache, glibc's
+# malloc), whether the shell set them or `cpu_memory: bounded` did (benchmark/config/cpu_memory.py)
+MEMORY_VARIABLES = (ONEDNN_CACHE, MMAP_THRESHOLD, "MALLOC_TRIM_THRESHOLD_", "MALLOC_ARENA_MAX")
 
 
 def _cpu_name() -> str:

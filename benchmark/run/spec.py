@@ -20,6 +20,7 @@ from typing import Any
 
 from omegaconf import DictConfig, OmegaConf
 
+from benchmark.config.cpu_memory import DEFAULT as DEFAULT_CPU_MEMORY
 from benchmark.config.identity import config_id
 from benchmark.config.precision import resolve_precision
 from benchmark.config.threads import resolve_threads
@@ -45,6 +46,7 @@ class RunSpec:
     variant: str
     seed: int
     protocol_seed: int
+    cpu_memory: str  # how freed memory is kept (`benchmark.config.cpu_memory`)
     threads: int | None  # PyTorch threads (`cpu_threads` resolved); None: PyTorch's
     precision: Any  # `trainer.precision`, `auto` resolved here; None: Lightning's default
     accelerator: str | None
@@ -101,6 +103,7 @@ def read_spec(cfg: DictConfig) -> RunSpec:
         variant=cfg.variant,
         seed=int(cfg.seed),
         protocol_seed=int(cfg.protocol_seed),
+        cpu_memory=cfg.get("cpu_memory", DEFAULT_CPU_MEMORY),  # a config older than the key
         threads=resolve_threads(cfg.get("cpu_threads")),
         precision=resolve_precision(trainer.get("accelerator"), trainer.get("precision")),
         accelerator=trainer.get("accelerator"),

@@ -95,8 +95,8 @@ def run_cost(runs: Sequence[Run], profile: dict) -> dict:
     """Mean CPU seconds to the selected epoch and in all, peak memory; where a record did
     not count every epoch (it predates `resources`, or was resumed from a checkpoint made
     before them), the CPU time is estimated from its training wall time (`estimated`: how
-    many); the CPU models the runs were timed on (`environment.device_name`); how many were
-    launched under memory variables (`environment.memory_variables`: they change the peak)."""
+    many); the CPU models the runs were timed on (`environment.device_name`); how many ran
+    under bounded memory settings (`environment.memory_variables`: they change the peak)."""
     to_selected, total, memory, estimated = [], [], [], 0
     for run in runs:
         cost = run.record.get("resources")
@@ -215,10 +215,11 @@ def cost_lines(table: pd.DataFrame, min_runs: int) -> list[str]:
             f"{len(_cpu_models(r)) or '—'} |"
         )
     if any(_memory_set(r) for _, r in table.iterrows()):
-        lines += ["", f"{MEMORY_MARK.strip()}: a peak of seeds of which some or all were "
-                  "launched under memory variables (their records' "
-                  "`environment.memory_variables`: docs/performance.md, \"The memory of a "
-                  "BERT-base-sized run\"), which change the peak, not the figures."]
+        lines += ["", f"{MEMORY_MARK.strip()}: a peak of seeds of which some or all ran "
+                  "under bounded memory settings (`cpu_memory: bounded` or the shell's "
+                  "variables, named in their records' `environment.memory_variables`: "
+                  "docs/performance.md, \"The memory of a BERT-base-sized run\"), which "
+                  "change the peak, not the figures."]
     lines += bert_base_lines(load_profile())
     hours = table["wall_s_sum"].sum() / 3600
     lines += ["", f"The {int(table['runs'].sum())} finished runs trained for {hours:.1f} hours in "

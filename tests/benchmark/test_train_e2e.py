@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +13,7 @@ import pytest
 from fixtures_sweep import run_dir_of
 from fixtures_train import run_cli, train
 
+from benchmark.config.cpu_memory import BOUNDED_VALUES, MMAP_THRESHOLD
 from benchmark.evaluate import evaluate_order
 from benchmark.metrics.discrimination import FIGURES as DISC_FIGURES
 from benchmark.records.predictions_jsonl import read_predictions
@@ -45,6 +48,11 @@ def test_run_directory_holds_record_predictions_checkpoint_and_logs(lstm_run: Pa
     assert record["stopped_by"] in ("early_stopping", "max_epochs")
     assert 1 <= record["best_epoch"] <= record["epochs"] and record["steps"] > 0
     assert record["environment"]["threads"] == 1  # conf/config.yaml pins cpu_threads
+    # conf/config.yaml's `cpu_memory: bounded`, where the shell set neither variable itself
+    bounded = {name: os.environ.get(name, value) for name, value in BOUNDED_VALUES.items()}
+    if platform.libc_ver()[0] != "glibc" and MMAP_THRESHOLD not in os.environ:
+        del bounded[MMAP_THRESHOLD]  # mallopt is glibc's
+    assert record["environment"]["memory_variables"] == bounded
     assert set(record["split"]) == {"valid", "test"}
     assert record["n_params"] > 0 and record["n_docs"] == len(
         read_predictions(lstm_run / "predictions.jsonl")

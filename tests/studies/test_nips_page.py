@@ -154,7 +154,7 @@ def test_the_cost_table_marks_a_peak_reached_under_memory_variables(runs: Path):
     page = markdown(*build(collect_runs(runs), n_resamples=200), "repro_e100", ["0" * 40])
     [attordernet] = [line for line in page.splitlines() if line.startswith("| ATTOrderNet | 0.")]
     assert "| 1000 ‡ |" in attordernet
-    assert "‡: a peak of seeds of which some or all were launched under memory variables" in page
+    assert "‡: a peak of seeds of which some or all ran under bounded memory settings" in page
 
 
 def test_the_page_section_holds_the_spread_of_the_order_reading_rows(runs: Path):

@@ -1,8 +1,8 @@
-"""The first stage of a launch: threads and seeds, the DataModule (checked scorable and of
-the sizes expected, the same data a resumed run began on; its vocabulary saved beside the
-run), the model with its word vectors in the LightningModule, and the Trainer (model
-selection on valid, resumable, atomic checkpoints, NaN/inf guard); the console's first
-lines.
+"""The first stage of a launch: memory settings, threads and seeds, the DataModule (checked
+scorable and of the sizes expected, the same data a resumed run began on; its vocabulary
+saved beside the run), the model with its word vectors in the LightningModule, and the
+Trainer (model selection on valid, resumable, atomic checkpoints, NaN/inf guard); the
+console's first lines.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig
 from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint, Timer
 
+from benchmark.config.cpu_memory import apply_cpu_memory
 from benchmark.config.precision import prepare_cpu_bf16
 from benchmark.records.atomic_io import atomic_write_text
 from benchmark.records.run_record import VOCAB_NAME
@@ -51,9 +52,10 @@ class BuiltRun:
 
 
 def build(spec: RunSpec, plan: RunPlan) -> BuiltRun:
-    """Threads and seeds, the data (checked scorable and of the sizes expected, the same as
-    a resumed run began on; its vocabulary saved beside the run), the model with its word
-    vectors in the LightningModule, and the Trainer."""
+    """Memory settings, threads and seeds, the data (checked scorable and of the sizes
+    expected, the same as a resumed run began on; its vocabulary saved beside the run), the
+    model with its word vectors in the LightningModule, and the Trainer."""
+    apply_cpu_memory(spec.cpu_memory)  # before oneDNN makes its first primitive
     if spec.threads:
         torch.set_num_threads(spec.threads)
     if note := prepare_cpu_bf16(spec.accelerator, spec.precision):
