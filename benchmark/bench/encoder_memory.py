@@ -110,10 +110,10 @@ def main(nips: str, encoder: str = "mpnet", settings: list[str] | None = None,
           f"(bucket_by=tokens), {machine}")
     print(markdown_table(columns, [[str(row[c]) for c in columns] for row in rows]))
     if out:
+        described = {name: {"environment": variables, "cpu_memory": cpu_memory}
+                     for name, (variables, cpu_memory) in SETTINGS.items()}
         Path(out).write_text(json.dumps({"cpu": machine, "encoder": encoder, "steps": steps,
-                                         "settings": {
-            name: {"environment": variables, "cpu_memory": cpu_memory}
-            for name, (variables, cpu_memory) in SETTINGS.items()}, "rows": rows}, indent=1))
+                                         "settings": described, "rows": rows}, indent=1))
     return 0
 
 
